@@ -1,0 +1,33 @@
+# Lumin: `make test` sets up everything and runs the whole suite; `make run` starts the server.
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: setup test lint typecheck unit bench-smoke clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+lint: setup
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+typecheck: setup
+	$(BIN)/mypy
+
+unit: setup
+	$(BIN)/pytest -n 2
+
+bench-smoke: setup
+	$(BIN)/python scripts/bench_smoke.py
+
+test: lint typecheck unit bench-smoke
+
+clean:
+	rm -rf $(VENV)

@@ -1,0 +1,376 @@
+"""The engine contract every Lumin game implements, and the pieces all games share.
+
+A game is one rules object (see :class:`Game`). Rooms, self-play, tests and replays all drive
+it the same way::
+
+    state = game.setup(options, seats, chance(seed, "setup"))
+    events = game.decide(state, seat, command, now, chance(seed, position))
+    for event in events:
+        state = game.evolve(state, event)
+
+``position`` is the number of events already in the room's log, so every random outcome is
+reproducible from the seed and the log alone; the outcome itself is recorded in the events, and
+``evolve`` never draws. Replay is a fold (:func:`replay`).
+
+Commands and events are frozen attrs classes with a ``TYPE`` tag; :func:`to_wire` and
+:func:`from_wire` turn them into plain maps for msgpack and back.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
+
+import attrs
+import cattrs
+
+__all__ = [
+    "Action",
+    "Bot",
+    "BotFactory",
+    "Command",
+    "Event",
+    "Game",
+    "OptionSpec",
+    "Outcome",
+    "Rejected",
+    "SeatSpec",
+    "Viewer",
+    "chance",
+    "expand_legal",
+    "from_wire",
+    "outcome_to_wire",
+    "replay",
+    "to_wire",
+    "validate_options",
+    "validate_seat_choices",
+]
+
+#: A seat number (0-based), or ``None`` for a spectator.
+Viewer = int | None
+
+S = TypeVar("S")
+
+
+class Rejected(Exception):
+    """A command the rules refuse.
+
+    ``code`` is stable and machine-readable (``not_your_turn``, ``space_occupied``...);
+    ``message`` is a sentence for a person, naming the rule that was broken.
+    """
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+
+
+@attrs.frozen
+class Command:
+    """Base of every command: an intention a seat sends. Subclasses set ``TYPE``."""
+
+    TYPE: ClassVar[str] = ""
+
+
+@attrs.frozen
+class Event:
+    """Base of every event: a fact the rules decided. Subclasses set ``TYPE``."""
+
+    TYPE: ClassVar[str] = ""
+
+
+@attrs.frozen
+class SeatSpec:
+    """Who sits in a seat, chosen before the game: a name, a bot kind (``None`` for a human),
+    and per-seat choices the game documents (a Neon Hex role, a Flash 8 handicap...)."""
+
+    name: str = "Player"
+    bot: str | None = None
+    choices: Mapping[str, Any] = attrs.field(factory=dict)
+
+
+@attrs.frozen
+class Outcome:
+    """How a finished game ended.
+
+    ``ranks[seat]`` is 1 for the winners (several on a shared victory), 2 for the next, and
+    so on; ``scores[seat]`` is the seat's final score; ``tiebreak`` names the rule that split
+    equal scores, if one did; ``details`` holds game-specific extras (team scores...).
+    """
+
+    ranks: tuple[int, ...]
+    scores: tuple[float, ...]
+    reason: str
+    tiebreak: str | None = None
+    details: Mapping[str, Any] = attrs.field(factory=dict)
+
+    @property
+    def winners(self) -> tuple[int, ...]:
+        """The seats ranked first."""
+        return tuple(seat for seat, rank in enumerate(self.ranks) if rank == 1)
+
+
+@attrs.frozen
+class OptionSpec:
+    """A documented room option (or per-seat choice) with its type, default and bounds."""
+
+    name: str
+    kind: str  # "int", "float", "bool" or "choice"
+    default: Any
+    doc: str
+    choices: tuple[Any, ...] = ()
+    minimum: float | None = None
+    maximum: float | None = None
+
+    def parse(self, value: Any) -> Any:
+        """Turn a raw value (possibly a command-line string) into a checked option value."""
+        if self.kind == "bool":
+            if isinstance(value, bool):
+                return value
+            text = str(value).strip().lower()
+            if text in ("1", "true", "yes", "on"):
+                return True
+            if text in ("0", "false", "no", "off"):
+                return False
+            raise Rejected("bad_option", f"Option {self.name} takes true or false, not {value!r}.")
+        if self.kind in ("int", "float"):
+            caster: Callable[[Any], Any] = int if self.kind == "int" else float
+            try:
+                if isinstance(value, bool):
+                    raise ValueError
+                number = caster(value)
+            except (TypeError, ValueError):
+                raise Rejected(
+                    "bad_option", f"Option {self.name} takes a number, not {value!r}."
+                ) from None
+            if self.minimum is not None and number < self.minimum:
+                raise Rejected("bad_option", f"Option {self.name} is at least {self.minimum}.")
+            if self.maximum is not None and number > self.maximum:
+                raise Rejected("bad_option", f"Option {self.name} is at most {self.maximum}.")
+            return number
+        if self.kind == "choice":
+            for choice in self.choices:
+                if value == choice or str(value) == str(choice):
+                    return choice
+            allowed = ", ".join(str(c) for c in self.choices)
+            raise Rejected("bad_option", f"Option {self.name} is one of {allowed}, not {value!r}.")
+        raise ValueError(f"unknown option kind {self.kind}")
+
+
+def _check(specs: Sequence[OptionSpec], raw: Mapping[str, Any], what: str) -> dict[str, Any]:
+    known = {spec.name: spec for spec in specs}
+    for name in raw:
+        if name not in known:
+            allowed = ", ".join(known) or "none"
+            raise Rejected("bad_option", f"Unknown {what} {name!r}; this game has: {allowed}.")
+    return {
+        spec.name: spec.parse(raw[spec.name]) if spec.name in raw else spec.default
+        for spec in specs
+    }
+
+
+def validate_options(game: Game, raw: Mapping[str, Any]) -> dict[str, Any]:
+    """Check raw room options against the game's documented ones; fill in defaults."""
+    return _check(game.options, raw, "room option")
+
+
+def validate_seat_choices(game: Game, raw: Mapping[str, Any]) -> dict[str, Any]:
+    """Check one seat's raw choices against the game's documented ones; fill in defaults."""
+    return _check(game.seat_options, raw, "seat choice")
+
+
+@attrs.frozen
+class Action:
+    """What a bot wants to do: send ``command`` at time ``at`` (never earlier than now)."""
+
+    at: float
+    command: Command
+
+
+@runtime_checkable
+class Bot(Protocol):
+    """A player that reads its own seat's view, like a human would.
+
+    ``act`` is called whenever the bot's view may have changed; it returns the next action it
+    wants to take, or ``None`` when it has nothing to do until something changes. ``options``
+    are the concrete commands its seat may send now (the expansion of ``legal``). Bots keep
+    whatever memory they like between calls, from their own views only.
+    """
+
+    def act(self, view: Mapping[str, Any], options: Sequence[Command], now: float) -> Action | None:
+        """Return the next action, or ``None`` to wait for a change."""
+        ...
+
+
+#: Builds a bot for one seat: ``factory(game, seat, rng)``. Bots think within node budgets
+#: and draw only from ``rng``, so a decision is reproducible from its seed.
+BotFactory = Callable[["Game", int, random.Random], Bot]
+
+
+class Game(Protocol):
+    """The rules of one game, as pure functions over immutable state (see module docs)."""
+
+    id: str
+    name: str
+    commands: tuple[type[Command], ...]
+    events: tuple[type[Event], ...]
+    options: tuple[OptionSpec, ...]
+    seat_options: tuple[OptionSpec, ...]
+    bots: Mapping[str, BotFactory]
+    default_bot: str
+
+    def seat_counts(self, options: Mapping[str, Any]) -> range:
+        """The numbers of seats a room with these (validated) options may have."""
+        ...
+
+    def setup(
+        self, options: Mapping[str, Any], seats: Sequence[SeatSpec], rng: random.Random
+    ) -> Any:
+        """The first state, dealt from ``rng``; options are validated already."""
+        ...
+
+    def decide(
+        self, state: Any, seat: int, command: Command, now: float, rng: random.Random
+    ) -> list[Event]:
+        """The events ``command`` causes, or :class:`Rejected`. Chance is drawn from ``rng``."""
+        ...
+
+    def evolve(self, state: Any, event: Event) -> Any:
+        """The state after ``event``: pure, total, no randomness, no clock."""
+        ...
+
+    def view(self, state: Any, viewer: Viewer) -> dict[str, Any]:
+        """What ``viewer`` (a seat, or ``None`` for a spectator) may see, as plain data."""
+        ...
+
+    def legal(self, state: Any, seat: int) -> list[dict[str, Any]]:
+        """The commands ``seat`` may send now, in wire form (see :func:`expand_legal`)."""
+        ...
+
+    def deadline(self, state: Any) -> float | None:
+        """When the clock next matters (room time, seconds), or ``None``."""
+        ...
+
+    def tick(self, state: Any, now: float, rng: random.Random) -> list[Event]:
+        """The events due at ``now``, called once ``now`` reaches :meth:`deadline`."""
+        ...
+
+    def outcome(self, state: Any) -> Outcome | None:
+        """``None`` while the game runs; then how it ended."""
+        ...
+
+
+def chance(seed: bytes, label: int | str) -> random.Random:
+    """The generator for one point of a room's life: ``"setup"``, or a log position.
+
+    It is ``random.Random`` seeded with the SHA-256 of the seed, a ``|`` and the label's
+    decimal or text form, so anyone holding the revealed seed can recompute every draw.
+    """
+    digest = hashlib.sha256(seed + b"|" + str(label).encode()).digest()
+    return random.Random(int.from_bytes(digest, "big"))
+
+
+# --- wire form -------------------------------------------------------------------------------
+
+_converter = cattrs.Converter()
+
+
+def _strict(kind: type, accepted: tuple[type, ...]) -> None:
+    """Structure ``kind`` only from values already of an accepted type: a client's ``{}`` is
+    not quietly turned into the string ``"{}"``, nor ``True`` into the number 1."""
+
+    def hook(value: Any, _: type) -> Any:
+        if isinstance(value, bool) and bool not in accepted:
+            raise TypeError(f"expected {kind.__name__}, got a boolean")
+        if not isinstance(value, accepted):
+            raise TypeError(f"expected {kind.__name__}, got {type(value).__name__}")
+        return kind(value)
+
+    _converter.register_structure_hook(kind, hook)
+
+
+_strict(str, (str,))
+_strict(int, (int,))
+_strict(float, (int, float))
+_strict(bool, (bool,))
+
+
+def to_wire(item: Command | Event) -> dict[str, Any]:
+    """A command or event as a plain map: ``{"type": TYPE, field: value, ...}``."""
+    data = _converter.unstructure(item)
+    assert isinstance(data, dict)
+    return {"type": item.TYPE, **data}
+
+
+_T = TypeVar("_T", Command, Event)
+
+
+def from_wire(classes: Iterable[type[_T]], data: Mapping[str, Any]) -> _T:
+    """The command or event whose ``TYPE`` is ``data["type"]``, among ``classes``.
+
+    Raises :class:`Rejected` (``bad_command``) when the type is unknown or the fields do not
+    fit, so a malformed message from a client is answered like any refused command.
+    """
+    if not isinstance(data, Mapping):
+        raise Rejected("bad_command", "A command is a map with a 'type' field.")
+    kind = data.get("type")
+    for cls in classes:
+        if kind == cls.TYPE:
+            fields = {k: v for k, v in data.items() if k != "type"}
+            names = {field.name for field in attrs.fields(cls)}
+            unknown = set(fields) - names
+            if unknown:
+                raise Rejected(
+                    "bad_command", f"{kind!r} has no field {sorted(map(str, unknown))[0]!r}."
+                )
+            try:
+                return _converter.structure(fields, cls)
+            except Exception as error:  # cattrs wraps field errors in exception groups
+                raise Rejected("bad_command", f"{kind!r} has a missing or bad field.") from error
+    raise Rejected("bad_command", f"Unknown command type {kind!r}.")
+
+
+def outcome_to_wire(outcome: Outcome) -> dict[str, Any]:
+    """An outcome as a plain map, for views and logs."""
+    return {
+        "ranks": list(outcome.ranks),
+        "scores": list(outcome.scores),
+        "winners": list(outcome.winners),
+        "reason": outcome.reason,
+        "tiebreak": outcome.tiebreak,
+        "details": dict(outcome.details),
+    }
+
+
+def expand_legal(game: Game, entries: Iterable[Mapping[str, Any]]) -> list[Command]:
+    """Every concrete command a ``legal()`` list describes.
+
+    A legal entry is a map with the command's ``type`` and its fixed fields. It may carry
+    ``"choose": {field: [value, ...]}`` for one field that takes any of several values (one
+    command each), which keeps lists short where the full product is large. Any other key
+    (``"preview"``, ``"odds"``...) is information for clients and is not part of the command.
+    """
+    classes = {cls.TYPE: cls for cls in game.commands}
+    out: list[Command] = []
+    for entry in entries:
+        cls = classes[entry["type"]]
+        names = {field.name for field in attrs.fields(cls)}
+        fixed = {k: v for k, v in entry.items() if k in names}
+        choose = entry.get("choose") or {}
+        if not choose:
+            out.append(_converter.structure(fixed, cls))
+            continue
+        ((field, values),) = choose.items()
+        for value in values:
+            out.append(_converter.structure({**fixed, field: value}, cls))
+    return out
+
+
+def replay(game: Game, first: S, events: Iterable[Event]) -> S:
+    """Fold ``events`` over the first state: the state a log describes."""
+    state = first
+    for event in events:
+        state = game.evolve(state, event)
+    return state

@@ -1,0 +1,1 @@
+"""The lumin command line."""

@@ -1,0 +1,238 @@
+"""The ``lumin`` command: self-play and arena runs (the server's commands join it later)."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any
+
+import click
+
+from engine.registry import game_ids, get_game
+from engine.selfplay import GameResult, arena_summary, play_game
+
+__all__ = ["main"]
+
+
+def _parse_options(pairs: Sequence[str]) -> dict[str, str]:
+    options: dict[str, str] = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or not name:
+            raise click.BadParameter(f"{pair!r} is not NAME=VALUE", param_hint="--option")
+        options[name] = value
+    return options
+
+
+def _check_game(game_id: str, options: dict[str, str], seats: int) -> None:
+    """Fail early, with the rules' own words, on an unknown game, option or seat count."""
+    from engine.core import Rejected, validate_options
+
+    try:
+        game = get_game(game_id)
+    except KeyError as error:
+        raise click.BadParameter(str(error.args[0]), param_hint="GAME") from None
+    try:
+        checked = validate_options(game, options)
+    except Rejected as error:
+        raise click.BadParameter(error.message, param_hint="--option") from None
+    counts = game.seat_counts(checked)
+    if seats not in counts:
+        raise click.BadParameter(
+            f"{game.name} takes {counts.start} to {counts.stop - 1} seats with these options",
+            param_hint="--players/--seats",
+        )
+
+
+def _play_chunk(
+    args: tuple[str, tuple[tuple[str, ...], ...], int, list[int], dict[str, str]],
+) -> list[GameResult]:
+    game_id, lineups, seed, indices, options = args
+    return [play_game(game_id, lineups[i % len(lineups)], seed, i, options) for i in indices]
+
+
+def _run(
+    game_id: str,
+    lineups: Sequence[tuple[str, ...]],
+    games: int,
+    seed: int,
+    options: dict[str, str],
+    jobs: int,
+    quiet: bool,
+) -> tuple[list[GameResult], float]:
+    """Play ``games`` games, game ``i`` with ``lineups[i % len(lineups)]``, in ``jobs``
+    processes; show a progress bar on standard error unless ``quiet``."""
+    chunk = max(1, min(25, games // (jobs * 4) or 1))
+    batches = [list(range(start, min(games, start + chunk))) for start in range(0, games, chunk)]
+    work = [(game_id, tuple(lineups), seed, batch, options) for batch in batches]
+    results: list[GameResult] = []
+    started = time.perf_counter()
+    mapper: Callable[..., Iterable[list[GameResult]]]
+    pool = ProcessPoolExecutor(jobs) if jobs > 1 else None
+    mapper = pool.map if pool is not None else map
+    try:
+        with click.progressbar(
+            length=games,
+            label=f"{game_id}",
+            file=sys.stderr,
+            hidden=quiet or not sys.stderr.isatty(),
+        ) as bar:
+            for batch_results in mapper(_play_chunk, work):
+                results.extend(batch_results)
+                bar.update(len(batch_results))
+    finally:
+        if pool is not None:
+            pool.shutdown()
+    return sorted(results, key=lambda r: r.index), time.perf_counter() - started
+
+
+def _lineups_for(kinds: Sequence[str]) -> list[tuple[str, ...]]:
+    """Seatings that rotate ``kinds`` one seat per game, so each kind plays each seat."""
+    return [tuple(kinds[s:]) + tuple(kinds[:s]) for s in range(len(kinds))]
+
+
+@click.group()
+def main() -> None:
+    """Lumin: a real-time server for neon tabletop games."""
+
+
+_game_arg = click.argument("game", type=click.Choice(game_ids()))
+_common = [
+    click.option("--games", type=click.IntRange(min=1), default=100, show_default=True),
+    click.option("--seed", type=int, default=0, show_default=True, help="Seed of the whole run."),
+    click.option("--option", "options", multiple=True, help="A room option, NAME=VALUE."),
+    click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True),
+    click.option("--json", "as_json", is_flag=True, help="Print one JSON object."),
+]
+
+
+def _with_common(func: Callable[..., Any]) -> Callable[..., Any]:
+    for decorator in reversed(_common):
+        func = decorator(func)
+    return func
+
+
+@main.command()
+@_game_arg
+@_with_common
+@click.option("--players", type=int, default=None, help="Seats (default: the fewest allowed).")
+def selfplay(
+    game: str,
+    games: int,
+    seed: int,
+    options: tuple[str, ...],
+    jobs: int,
+    as_json: bool,
+    players: int | None,
+) -> None:
+    """Play GAMES complete games between the game's default bots on a simulated clock."""
+    room = _parse_options(options)
+    rules = get_game(game)
+    from engine.core import validate_options
+
+    if players is None:
+        try:
+            players = rules.seat_counts(validate_options(rules, room)).start
+        except Exception:
+            players = 2
+    _check_game(game, room, players)
+    lineup = tuple([rules.default_bot] * players)
+    results, elapsed = _run(game, [lineup], games, seed, room, jobs, as_json)
+    finished = len(results)
+    turns = [r.turns for r in results if r.turns is not None]
+    summary = {
+        "game": game,
+        "games": games,
+        "finished": finished,
+        "players": players,
+        "options": room,
+        "avg_length": sum(r.commands for r in results) / finished if finished else 0.0,
+        "avg_events": sum(r.events for r in results) / finished if finished else 0.0,
+        "avg_turns": sum(turns) / len(turns) if turns else None,
+        "avg_game_seconds_simulated": sum(r.sim_seconds for r in results) / finished
+        if finished
+        else 0.0,
+        "seconds": elapsed,
+        "games_per_second": finished / elapsed if elapsed > 0 else float("inf"),
+    }
+    if as_json:
+        click.echo(json.dumps(summary))
+        return
+    click.echo(f"{game}: {finished}/{games} games finished with {players} seats")
+    length, events = summary["avg_length"], summary["avg_events"]
+    click.echo(f"  average length: {length:.1f} commands, {events:.1f} events")
+    if summary["avg_turns"] is not None:
+        click.echo(f"  average turns: {summary['avg_turns']:.1f}")
+    if summary["avg_game_seconds_simulated"]:
+        click.echo(f"  average simulated game time: {summary['avg_game_seconds_simulated']:.1f} s")
+    click.echo(
+        f"  {summary['games_per_second']:.1f} games per second ({elapsed:.2f} s, {jobs} job(s))"
+    )
+
+
+@main.command()
+@_game_arg
+@_with_common
+@click.option("--a", "bot_a", help="First bot kind (with --b: two-seat games, seats alternate).")
+@click.option("--b", "bot_b", help="Second bot kind.")
+@click.option("--seats", help="Bot kinds for every seat, comma-separated; rotated each game.")
+def arena(
+    game: str,
+    games: int,
+    seed: int,
+    options: tuple[str, ...],
+    jobs: int,
+    as_json: bool,
+    bot_a: str | None,
+    bot_b: str | None,
+    seats: str | None,
+) -> None:
+    """Play GAMES games between bot kinds and print each side's win rate with a 95% interval.
+
+    A shared victory counts as a fraction to each side sharing it (half each for two)."""
+    room = _parse_options(options)
+    if seats:
+        kinds = [kind.strip() for kind in seats.split(",") if kind.strip()]
+    elif bot_a and bot_b:
+        kinds = [bot_a, bot_b]
+    else:
+        raise click.UsageError("give --a and --b, or --seats")
+    rules = get_game(game)
+    for kind in kinds:
+        if kind not in rules.bots:
+            raise click.BadParameter(
+                f"{rules.name} has no bot {kind!r}; it has {', '.join(rules.bots)}",
+                param_hint="--a/--b/--seats",
+            )
+    _check_game(game, room, len(kinds))
+    results, elapsed = _run(game, _lineups_for(kinds), games, seed, room, jobs, as_json)
+    summary = arena_summary(game, results)
+    summary["seconds"] = elapsed
+    summary["seats"] = kinds
+    if not seats:
+        summary["a"] = summary["bots"][bot_a]
+        summary["b"] = summary["bots"][bot_b]
+    if as_json:
+        click.echo(json.dumps(summary))
+        return
+    click.echo(
+        f"{game}: {summary['games']} games, {summary['draws']} shared victories, {elapsed:.1f} s"
+    )
+    for kind, entry in summary["bots"].items():
+        low, high = entry["ci95"]
+        wins, rate = entry["wins"], entry["win_rate"]
+        click.echo(f"  {kind:>10}: wins {wins:.1f}  rate {rate:.3f}  95% [{low:.3f}, {high:.3f}]")
+        for seat in entry["per_seat"]:
+            if seat["games"]:
+                low, high = seat["ci95"]
+                click.echo(
+                    f"  {'':>10}  seat {seat['seat']}: {seat['win_rate']:.3f} of {seat['games']}"
+                    f"  95% [{low:.3f}, {high:.3f}]"
+                )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,100 @@
+"""Flip Over Frog's hooks into the contract suite: what each viewer must not see."""
+
+from __future__ import annotations
+
+import random
+
+import attrs
+from hypothesis import strategies as st
+
+from engine.core import Command, Viewer
+from engine.flip_over_frog.rules import DiscardSnake, PlayTile, State
+from engine.flip_over_frog.tiles import COLOURS, TILES, is_snake
+from tests.contract.spec import ContractSpec
+
+
+def perturb(state: State, viewer: Viewer, rng: random.Random) -> State:
+    """Re-deal other players' colours (while the game runs), other hands and the stack
+    together, and shuffle which tile lies under each face-down back."""
+    colours = list(state.colours)
+    if state.ended is None:
+        others = [s for s in range(state.players) if s != viewer]
+        pool = [c for c in COLOURS if viewer is None or c != state.colours[viewer]]
+        rng.shuffle(pool)
+        for seat, colour in zip(others, pool, strict=False):
+            colours[seat] = colour
+    hidden = list(state.stack)
+    for seat in range(state.players):
+        if seat != viewer:
+            hidden.extend(state.hands[seat])
+    rng.shuffle(hidden)
+    hands = list(state.hands)
+    for seat in range(state.players):
+        if seat != viewer:
+            size = len(hands[seat])
+            hands[seat], hidden = tuple(hidden[:size]), hidden[size:]
+    backs = [
+        (space, depth)
+        for space, stack in enumerate(state.board)
+        for depth, (_, up) in enumerate(stack)
+        if not up
+    ]
+    tiles = [state.board[space][depth][0] for space, depth in backs]
+    rng.shuffle(tiles)
+    board = [list(stack) for stack in state.board]
+    for (space, depth), tile in zip(backs, tiles, strict=True):
+        board[space][depth] = (tile, False)
+    return attrs.evolve(
+        state,
+        colours=tuple(colours),
+        hands=tuple(hands),
+        stack=tuple(hidden),
+        board=tuple(tuple(stack) for stack in board),
+    )
+
+
+def secrets(state: State, viewer: Viewer) -> set[object]:
+    """Ids of every tile the viewer cannot see: other hands, the stack, every face-down tile."""
+    visible = set(state.discards)
+    if viewer is not None:
+        visible.update(state.hands[viewer])
+    for stack in state.board:
+        if stack and stack[-1][1]:
+            visible.add(stack[-1][0])
+    return set(TILES) - visible
+
+
+def illegal(state: State, seat: int, rng: random.Random) -> list[tuple[Command, str]]:
+    """Plays the rules refuse right now, with their codes."""
+    if state.ended is not None:
+        return [(PlayTile("R1", 0), "game_over")]
+    if seat != state.turn:
+        hand = state.hands[seat] or ("R1",)
+        return [(PlayTile(hand[0], 0), "not_your_turn")]
+    hand = state.hands[seat]
+    out: list[tuple[Command, str]] = []
+    missing = next(t for t in TILES if t not in hand)
+    out.append((PlayTile(missing, 0), "not_in_hand"))
+    out.append((PlayTile(hand[0], 16), "bad_space"))
+    for tile in hand:
+        for space, stack in enumerate(state.board):
+            face_up = bool(stack) and stack[-1][1]
+            if not is_snake(tile) and face_up:
+                out.append((PlayTile(tile, space), "space_face_up"))
+                break
+            if is_snake(tile) and not face_up:
+                out.append((PlayTile(tile, space), "snake_needs_frog"))
+                break
+    if any(not is_snake(t) for t in hand):
+        out.append((DiscardSnake(hand[0]), "discard_not_allowed"))
+    return out
+
+
+SPEC = ContractSpec(
+    rooms=st.tuples(st.just({}), st.integers(min_value=2, max_value=4)),
+    perturb=perturb,
+    secrets=secrets,
+    illegal=illegal,
+    max_examples=20,
+    check_every=1,
+)
