@@ -12,7 +12,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.golden import dumps, golden_dir, record  # noqa: E402
+from tests.golden import dumps, golden_dir, record
 
 
 def main(games: list[str]) -> None:
