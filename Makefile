@@ -19,7 +19,7 @@ lint: setup
 	$(BIN)/ruff format --check .
 
 typecheck: setup
-	$(BIN)/mypy
+	$(BIN)/mypy -p engine $(if $(wildcard protocol/__init__.py),-p protocol)
 
 unit: setup
 	$(BIN)/pytest -n 2
