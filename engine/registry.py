@@ -14,6 +14,7 @@ __all__ = ["game_ids", "get_game"]
 
 _GAMES: dict[str, str] = {
     "flip_over_frog": "engine.flip_over_frog.rules:GAME",
+    "flash8": "engine.flash8.rules:GAME",
 }
 
 _loaded: dict[str, Game] = {}

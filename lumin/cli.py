@@ -89,6 +89,18 @@ def _run(
     return sorted(results, key=lambda r: r.index), time.perf_counter() - started
 
 
+def _detail_means(results: Sequence[GameResult]) -> dict[str, float]:
+    """The mean of every numeric outcome detail the game reports (race length, solo score...)."""
+    sums: dict[str, float] = {}
+    counts: dict[str, int] = {}
+    for result in results:
+        for name, value in result.details.items():
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                sums[name] = sums.get(name, 0.0) + value
+                counts[name] = counts.get(name, 0) + 1
+    return {name: sums[name] / counts[name] for name in sorted(sums)}
+
+
 def _lineups_for(kinds: Sequence[str]) -> list[tuple[str, ...]]:
     """Seatings that rotate ``kinds`` one seat per game, so each kind plays each seat."""
     return [tuple(kinds[s:]) + tuple(kinds[:s]) for s in range(len(kinds))]
@@ -157,6 +169,7 @@ def selfplay(
         else 0.0,
         "seconds": elapsed,
         "games_per_second": finished / elapsed if elapsed > 0 else float("inf"),
+        "details": _detail_means(results),
     }
     if as_json:
         click.echo(json.dumps(summary))
@@ -171,6 +184,8 @@ def selfplay(
     click.echo(
         f"  {summary['games_per_second']:.1f} games per second ({elapsed:.2f} s, {jobs} job(s))"
     )
+    for name, mean in summary["details"].items():
+        click.echo(f"  mean {name}: {mean:.2f}")
 
 
 @main.command()

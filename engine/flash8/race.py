@@ -1,0 +1,565 @@
+"""Race mode: 2-4 players slide at once and the first correct FLASH takes the card.
+
+Sources: the rulebook ("Setup", "Game", "End of the game") and flash8.decisions 1-10. Every
+function here is pure; :mod:`engine.flash8.rules` dispatches to it.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import attrs
+
+from engine.core import Event, Rejected, SeatSpec
+from engine.flash8.cards import CARDS, card_pattern
+from engine.flash8.messages import (
+    CardTaken,
+    ClaimLate,
+    ClaimMissed,
+    CountdownStarted,
+    Ended,
+    Flash,
+    Hint,
+    HintGiven,
+    LockoutEnded,
+    Slid,
+    Slide,
+    Started,
+)
+from engine.flash8.solver import distance, next_slide
+from engine.flash8.tablet import (
+    FREE,
+    NEIGHBOURS,
+    SIDES,
+    matches,
+    random_tablet,
+    remove_blue,
+    slides,
+    to_seat,
+)
+
+__all__ = [
+    "GRACE",
+    "STACK_SIZE",
+    "RaceState",
+    "Take",
+    "check_active",
+    "check_slide",
+    "deadline",
+    "decide",
+    "evolve",
+    "legal",
+    "nearest",
+    "report",
+    "setup",
+    "side_of",
+    "tick",
+    "view",
+]
+
+#: Cards per stack (rulebook "Setup").
+STACK_SIZE = 10
+#: A refused duplicate claim is spared the lockout within this many seconds (decisions 7).
+GRACE = 0.5
+
+_SIDES_BY_COUNT = {2: (0, 2), 3: (0, 1, 2), 4: (0, 1, 2, 3)}
+
+
+def side_of(players: int, seat: int) -> int:
+    """The side (0 south, 1 west, 2 north, 3 east) where ``seat`` sits: two players sit south
+    and north, three south, west and north (decisions 5)."""
+    return _SIDES_BY_COUNT.get(players, (0, 1, 2, 3))[seat]
+
+
+@attrs.frozen
+class Take:
+    """A card taken: by ``seat`` from ``stack`` at ``at``; see :class:`CardTaken`."""
+
+    seat: int
+    card: int
+    stack: int
+    at: float
+    took: float
+    slides: int
+    optimal: int
+    points: int
+
+
+@attrs.frozen
+class RaceState:
+    """A race. ``stacks`` hold card numbers, top first; only tops are public (decisions 4).
+    ``tablets`` are in their owners' frames. ``reveal_*`` remember, per stack, when its top
+    was revealed and every tablet and slide count at that moment; ``mark_*`` the same for each
+    seat's last card, so each take records slides used against the optimum."""
+
+    players: int
+    handicap: tuple[bool, ...]
+    lockout: float
+    time_limit: float
+    countdown: float
+    hints: bool
+    same_start: bool
+    tablets: tuple[str, ...]
+    stacks: tuple[tuple[int, ...], ...]
+    phase: str = "waiting"
+    starts_at: float | None = None
+    started_at: float | None = None
+    ends_at: float | None = None
+    revealed_at: tuple[float, ...] = ()
+    reveal_tablets: tuple[tuple[str, ...], ...] = ()
+    reveal_slides: tuple[tuple[int, ...], ...] = ()
+    slides: tuple[int, ...] = ()
+    mark_at: tuple[float, ...] = ()
+    mark_tablet: tuple[str, ...] = ()
+    mark_slides: tuple[int, ...] = ()
+    locked_until: tuple[float | None, ...] = ()
+    last_action_at: tuple[float | None, ...] = ()
+    takes: tuple[Take, ...] = ()
+    misses: tuple[int, ...] = ()
+    late: tuple[int, ...] = ()
+    hints_given: tuple[int, ...] = ()
+    last_hint: tuple[HintGiven | None, ...] = ()
+    ended_reason: str | None = None
+    ended_at: float | None = None
+
+    def pattern(self, card: int, seat: int) -> str:
+        """Card ``card`` as ``seat`` must reproduce it (decisions 5)."""
+        return card_pattern(card, side_of(self.players, seat))
+
+
+def setup(options: Mapping[str, Any], seats: Sequence[SeatSpec], rng: random.Random) -> RaceState:
+    """Shuffle the deck into one stack of 10 per player and arrange every tablet at random, or
+    all alike with ``same_start`` (rulebook "Setup"; decisions 1, 4, 6)."""
+    players = len(seats)
+    handicap = tuple(bool(seat.choices.get("handicap", False)) for seat in seats)
+    deck = list(range(len(CARDS)))
+    rng.shuffle(deck)
+    stacks = tuple(tuple(deck[n * STACK_SIZE : (n + 1) * STACK_SIZE]) for n in range(players))
+    if options["same_start"]:
+        table = random_tablet(rng)
+        tablets = [to_seat(side_of(players, seat), table) for seat in range(players)]
+    else:
+        tablets = [random_tablet(rng) for _ in range(players)]
+    for seat in range(players):
+        if handicap[seat]:
+            tablets[seat] = remove_blue(tablets[seat], rng)
+    zeros = (0,) * players
+    return RaceState(
+        players=players,
+        handicap=handicap,
+        lockout=float(options["lockout"]),
+        time_limit=float(options["time_limit"]),
+        countdown=float(options["countdown"]),
+        hints=bool(options["hints"]),
+        same_start=bool(options["same_start"]),
+        tablets=tuple(tablets),
+        stacks=stacks,
+        revealed_at=(0.0,) * players,
+        reveal_tablets=(tuple(tablets),) * players,
+        reveal_slides=(zeros,) * players,
+        slides=zeros,
+        mark_at=(0.0,) * players,
+        mark_tablet=tuple(tablets),
+        mark_slides=zeros,
+        locked_until=(None,) * players,
+        last_action_at=(None,) * players,
+        misses=zeros,
+        late=zeros,
+        hints_given=zeros,
+        last_hint=(None,) * players,
+    )
+
+
+# --- decide ------------------------------------------------------------------------------------
+
+
+def check_slide(tablet: str, command: Slide) -> None:
+    """Refuse a slide that is not one electron into an adjacent free space (decisions 2)."""
+    src, dst = command.src, command.dst
+    if not (0 <= src < 9 and 0 <= dst < 9):
+        raise Rejected("bad_cell", "Cells are numbered 0-8, row by row from your far edge.")
+    if tablet[src] == FREE:
+        raise Rejected("no_electron", f"Cell {src} holds no electron to slide (decisions 2).")
+    if tablet[dst] != FREE:
+        raise Rejected("space_occupied", f"Cell {dst} is not free (decisions 2).")
+    if dst not in NEIGHBOURS[src]:
+        raise Rejected(
+            "not_adjacent",
+            f"Cell {dst} is not next to cell {src}; electrons slide one space (decisions 2).",
+        )
+
+
+def check_active(phase: str, locked: float | None, now: float) -> None:
+    """Refuse moves before the start and during a lockout (decisions 6, 7)."""
+    if phase in ("waiting", "countdown"):
+        raise Rejected("not_started", "Moves before the start are refused (decisions 6).")
+    if locked is not None and now < locked:
+        raise Rejected(
+            "locked_out",
+            f"A wrong claim locked you out until {locked:.2f} s (decisions 7).",
+        )
+
+
+def decide(state: RaceState, seat: int, command: Any, now: float) -> list[Event]:
+    """Check a race command and say what happens (rulebook "Game"; decisions 2, 6, 7)."""
+    if state.phase == "over":
+        raise Rejected("game_over", "The race is over (decisions 8).")
+    if not 0 <= seat < state.players:
+        raise Rejected("bad_seat", f"There is no seat {seat} in this race.")
+    if not isinstance(command, Slide | Flash | Hint):
+        raise Rejected("wrong_mode", f"{command.TYPE!r} is not a race command.")
+    check_active(state.phase, state.locked_until[seat], now)
+    if isinstance(command, Slide):
+        check_slide(state.tablets[seat], command)
+        return [Slid(seat, now, command.src, command.dst)]
+    if isinstance(command, Hint):
+        return [_hint(state, seat, now)]
+    return _flash(state, seat, command.stack, now)
+
+
+def _flash(state: RaceState, seat: int, stack: int | None, now: float) -> list[Event]:
+    tablet = state.tablets[seat]
+    if stack is not None:
+        if not 0 <= stack < state.players:
+            raise Rejected("no_such_stack", f"There is no stack {stack} (decisions 4).")
+        if not state.stacks[stack]:
+            raise Rejected("stack_empty", f"Stack {stack} has no card left to claim.")
+        order = [stack]
+    else:
+        order = list(range(state.players))
+    for index in order:
+        if state.stacks[index] and matches(tablet, state.pattern(state.stacks[index][0], seat)):
+            taken = _take(state, seat, index, now)
+            last = all(not pile for n, pile in enumerate(state.stacks) if n != index)
+            if last and len(state.stacks[index]) == 1:
+                return [taken, Ended(now, "stacks_empty")]
+            return [taken]
+    for take in reversed(state.takes):
+        if now - take.at > GRACE:
+            break
+        if (stack is None or take.stack == stack) and matches(
+            tablet, state.pattern(take.card, seat)
+        ):
+            return [ClaimLate(seat, now, CARDS[take.card].id, take.seat, now - take.at)]
+    return [ClaimMissed(seat, now, now + max(0.0, state.lockout), stack=stack)]
+
+
+def _take(state: RaceState, seat: int, stack: int, now: float) -> CardTaken:
+    card = state.stacks[stack][0]
+    revealed = state.revealed_at[stack]
+    if state.mark_at[seat] > revealed:
+        base_tablet, base_slides = state.mark_tablet[seat], state.mark_slides[seat]
+    else:
+        base_tablet = state.reveal_tablets[stack][seat]
+        base_slides = state.reveal_slides[stack][seat]
+    return CardTaken(
+        seat=seat,
+        at=now,
+        stack=stack,
+        card=CARDS[card].id,
+        points=CARDS[card].points,
+        took=now - revealed,
+        slides=state.slides[seat] - base_slides,
+        optimal=distance(base_tablet, state.pattern(card, seat)),
+    )
+
+
+def nearest(state: RaceState, seat: int) -> tuple[int, int] | None:
+    """The stack whose top card is fewest slides from ``seat``'s tablet, with that distance
+    (ties go to the lower stack); ``None`` when every stack is empty."""
+    best: tuple[int, int] | None = None
+    for index, pile in enumerate(state.stacks):
+        if pile:
+            far = distance(state.tablets[seat], state.pattern(pile[0], seat))
+            if best is None or far < best[1]:
+                best = (index, far)
+    return best
+
+
+def _hint(state: RaceState, seat: int, now: float) -> HintGiven:
+    if not state.hints:
+        raise Rejected("hints_off", "This room does not allow hints.")
+    best = nearest(state, seat)
+    if best is None:
+        raise Rejected("stack_empty", "No card is left to aim at.")
+    stack, far = best
+    step = next_slide(state.tablets[seat], state.pattern(state.stacks[stack][0], seat))
+    return HintGiven(
+        seat,
+        now,
+        stack,
+        far,
+        None if step is None else step[0],
+        None if step is None else step[1],
+    )
+
+
+# --- evolve ------------------------------------------------------------------------------------
+
+
+def _put(values: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
+    return (*values[:index], value, *values[index + 1 :])
+
+
+def evolve(state: RaceState, event: Event) -> RaceState:
+    """Apply one race event (pure)."""
+    if isinstance(event, Slid):
+        tablet = list(state.tablets[event.seat])
+        tablet[event.dst], tablet[event.src] = tablet[event.src], FREE
+        return attrs.evolve(
+            state,
+            tablets=_put(state.tablets, event.seat, "".join(tablet)),
+            slides=_put(state.slides, event.seat, state.slides[event.seat] + 1),
+            last_action_at=_put(state.last_action_at, event.seat, event.at),
+        )
+    if isinstance(event, CardTaken):
+        seat, stack = event.seat, event.stack
+        card = state.stacks[stack][0]
+        take = Take(
+            seat, card, stack, event.at, event.took, event.slides, event.optimal, event.points
+        )
+        return attrs.evolve(
+            state,
+            stacks=_put(state.stacks, stack, state.stacks[stack][1:]),
+            revealed_at=_put(state.revealed_at, stack, event.at),
+            reveal_tablets=_put(state.reveal_tablets, stack, state.tablets),
+            reveal_slides=_put(state.reveal_slides, stack, state.slides),
+            mark_at=_put(state.mark_at, seat, event.at),
+            mark_tablet=_put(state.mark_tablet, seat, state.tablets[seat]),
+            mark_slides=_put(state.mark_slides, seat, state.slides[seat]),
+            last_action_at=_put(state.last_action_at, seat, event.at),
+            takes=(*state.takes, take),
+        )
+    if isinstance(event, ClaimMissed):
+        locked = event.until if event.until > event.at else None
+        return attrs.evolve(
+            state,
+            locked_until=_put(state.locked_until, event.seat, locked),
+            misses=_put(state.misses, event.seat, state.misses[event.seat] + 1),
+            last_action_at=_put(state.last_action_at, event.seat, event.at),
+        )
+    if isinstance(event, ClaimLate):
+        return attrs.evolve(
+            state,
+            late=_put(state.late, event.seat, state.late[event.seat] + 1),
+            last_action_at=_put(state.last_action_at, event.seat, event.at),
+        )
+    if isinstance(event, LockoutEnded):
+        return attrs.evolve(state, locked_until=_put(state.locked_until, event.seat, None))
+    if isinstance(event, HintGiven):
+        return attrs.evolve(
+            state,
+            hints_given=_put(state.hints_given, event.seat, state.hints_given[event.seat] + 1),
+            last_hint=_put(state.last_hint, event.seat, event),
+        )
+    if isinstance(event, CountdownStarted):
+        return attrs.evolve(state, phase="countdown", starts_at=event.starts_at)
+    if isinstance(event, Started):
+        players = state.players
+        return attrs.evolve(
+            state,
+            phase="running",
+            started_at=event.at,
+            ends_at=event.ends_at,
+            revealed_at=(event.at,) * players,
+            reveal_tablets=(state.tablets,) * players,
+            reveal_slides=(state.slides,) * players,
+            mark_at=(event.at,) * players,
+            mark_tablet=state.tablets,
+            mark_slides=state.slides,
+        )
+    if isinstance(event, Ended):
+        return attrs.evolve(
+            state,
+            phase="over",
+            ended_reason=event.reason,
+            ended_at=event.at,
+            locked_until=(None,) * state.players,
+        )
+    raise TypeError(f"not a Flash 8 race event: {event!r}")
+
+
+# --- clock -------------------------------------------------------------------------------------
+
+
+def deadline(state: RaceState) -> float | None:
+    """The countdown's start (at once), the start, the next lockout's end, the time limit."""
+    if state.phase == "over":
+        return None
+    if state.phase == "waiting":
+        return 0.0
+    if state.phase == "countdown":
+        return state.starts_at
+    times = [until for until in state.locked_until if until is not None]
+    if state.ends_at is not None:
+        times.append(state.ends_at)
+    return min(times) if times else None
+
+
+def tick(state: RaceState, now: float) -> list[Event]:
+    """The events due at ``now`` (decisions 6, 7, 8)."""
+    if state.phase == "waiting":
+        return [CountdownStarted(now, now + max(0.0, state.countdown))]
+    if state.phase == "countdown":
+        if state.starts_at is not None and now >= state.starts_at:
+            limit = state.time_limit
+            return [Started(now, now + limit if limit > 0 else None)]
+        return []
+    if state.phase != "running":
+        return []
+    events: list[Event] = [
+        LockoutEnded(seat, now)
+        for seat, until in enumerate(state.locked_until)
+        if until is not None and until <= now
+    ]
+    if state.ends_at is not None and now >= state.ends_at:
+        events.append(Ended(now, "time_up"))
+    return events
+
+
+# --- views and legal commands ------------------------------------------------------------------
+
+
+def _card(state: RaceState, card: int, frame: int) -> dict[str, Any]:
+    info = CARDS[card]
+    return {
+        "card": info.id,
+        "pattern": card_pattern(card, frame),
+        "points": info.points,
+        "electrons": info.electrons,
+    }
+
+
+def view(state: RaceState, viewer: int | None) -> dict[str, Any]:
+    """Every tablet and stack top, stack sizes, lockouts, clocks and takes; cards below a top
+    stay hidden (decisions 2, 4). Card patterns are drawn from the viewer's side (decisions 5),
+    from the south for a spectator."""
+    frame = 0 if viewer is None else side_of(state.players, viewer)
+    stacks = []
+    for index, pile in enumerate(state.stacks):
+        stacks.append(
+            {
+                "stack": index,
+                "size": len(pile),
+                "top": _card(state, pile[0], frame) if pile else None,
+                "revealed_at": state.revealed_at[index] if state.started_at is not None else None,
+            }
+        )
+    seats = []
+    for seat in range(state.players):
+        hint = state.last_hint[seat]
+        seats.append(
+            {
+                "seat": seat,
+                "side": SIDES[side_of(state.players, seat)],
+                "tablet": state.tablets[seat],
+                "handicap": state.handicap[seat],
+                "slides": state.slides[seat],
+                "points": sum(t.points for t in state.takes if t.seat == seat),
+                "cards": [CARDS[t.card].id for t in state.takes if t.seat == seat],
+                "misses": state.misses[seat],
+                "late": state.late[seat],
+                "locked_until": state.locked_until[seat],
+                "last_action_at": state.last_action_at[seat],
+                "hint": None
+                if hint is None
+                else {
+                    "target": hint.target,
+                    "slides": hint.slides,
+                    "src": hint.src,
+                    "dst": hint.dst,
+                    "at": hint.at,
+                },
+            }
+        )
+    out: dict[str, Any] = {
+        "game": "flash8",
+        "mode": "race",
+        "seat": viewer,
+        "frame": {
+            "side": SIDES[frame],
+            "cells": "index = row * 3 + column; row 0 is the far edge, column 0 the left",
+            "cards": f"patterns as seen from the {SIDES[frame]} side: where each electron "
+            "must stand on that player's tablet ('-' may hold anything)",
+            "tablets": "each tablet in its owner's frame ('.' is a free space)",
+        },
+        "phase": state.phase,
+        "starts_at": state.starts_at,
+        "started_at": state.started_at,
+        "ends_at": state.ends_at,
+        "ended_at": state.ended_at,
+        "lockout": state.lockout,
+        "hints": state.hints,
+        "same_start": state.same_start,
+        "stacks": stacks,
+        "seats": seats,
+        "takes": [
+            {
+                "card": CARDS[t.card].id,
+                "seat": t.seat,
+                "stack": t.stack,
+                "at": t.at,
+                "took": t.took,
+                "slides": t.slides,
+                "optimal": t.optimal,
+                "points": t.points,
+            }
+            for t in state.takes
+        ],
+    }
+    return out
+
+
+def legal(state: RaceState, seat: int) -> list[dict[str, Any]]:
+    """Slides into free spaces, FLASH (any stack, or one named), and a hint where allowed;
+    nothing before the start, during a lockout or after the end."""
+    if state.phase != "running" or state.locked_until[seat] is not None:
+        return []
+    entries: list[dict[str, Any]] = [
+        {"type": Slide.TYPE, "src": src, "dst": dst} for src, dst in slides(state.tablets[seat])
+    ]
+    entries.append({"type": Flash.TYPE})
+    open_stacks = [index for index, pile in enumerate(state.stacks) if pile]
+    entries.append({"type": Flash.TYPE, "choose": {"stack": open_stacks}})
+    if state.hints:
+        entries.append({"type": Hint.TYPE})
+    return entries
+
+
+def report(state: RaceState) -> dict[str, Any]:
+    """The post-race report: per seat and per card, slides used against the solver's optimum."""
+    players = []
+    for seat in range(state.players):
+        mine = [t for t in state.takes if t.seat == seat]
+        used = sum(t.slides for t in mine)
+        best = sum(t.optimal for t in mine)
+        players.append(
+            {
+                "seat": seat,
+                "side": SIDES[side_of(state.players, seat)],
+                "points": sum(t.points for t in mine),
+                "cards": len(mine),
+                "slides": state.slides[seat],
+                "slides_on_cards": used,
+                "optimal_on_cards": best,
+                "extra_slides": used - best,
+                "misses": state.misses[seat],
+                "late": state.late[seat],
+                "hints": state.hints_given[seat],
+            }
+        )
+    cards = [
+        {
+            "card": CARDS[t.card].id,
+            "seat": t.seat,
+            "stack": t.stack,
+            "at": t.at,
+            "took": t.took,
+            "slides": t.slides,
+            "optimal": t.optimal,
+        }
+        for t in state.takes
+    ]
+    return {"players": players, "cards": cards}

@@ -1,0 +1,190 @@
+"""Flash 8: the rules object Lumin's registry hands out as ``flash8``.
+
+Sources: ``flash8.rulebook.txt`` (cited by heading) and ``flash8.decisions.md`` (cited by
+number). Two modes share one rules object: the race (:mod:`engine.flash8.race`, 2-4 players,
+the default) and solo (:mod:`engine.flash8.solo`, one player against a 4-minute clock), chosen
+by the room option ``mode``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from engine.core import (
+    BotFactory,
+    Command,
+    Event,
+    OptionSpec,
+    Outcome,
+    Rejected,
+    SeatSpec,
+    Viewer,
+    outcome_to_wire,
+)
+from engine.flash8 import race, solo
+from engine.flash8.messages import COMMANDS, EVENTS
+from engine.flash8.race import RaceState
+from engine.flash8.solo import SoloState
+
+__all__ = ["GAME", "Flash8", "State"]
+
+State = RaceState | SoloState
+
+
+class Flash8:
+    """The rules object; every method dispatches on the state's mode."""
+
+    id = "flash8"
+    name = "Flash 8"
+    commands: tuple[type[Command], ...] = COMMANDS
+    events: tuple[type[Event], ...] = EVENTS
+    options: tuple[OptionSpec, ...] = (
+        OptionSpec(
+            "mode", "choice", "race", "race (2-4 players) or solo (1 player)", ("race", "solo")
+        ),
+        OptionSpec(
+            "lockout",
+            "float",
+            2.0,
+            "seconds a wrong claim locks its player out (decisions 7)",
+            minimum=0.0,
+            maximum=60.0,
+        ),
+        OptionSpec(
+            "time_limit",
+            "float",
+            0.0,
+            "race time limit in seconds, 0 for none (decisions 8)",
+            minimum=0.0,
+            maximum=7200.0,
+        ),
+        OptionSpec(
+            "countdown",
+            "float",
+            3.0,
+            "seconds of countdown before the start (decisions 6)",
+            minimum=0.0,
+            maximum=60.0,
+        ),
+        OptionSpec(
+            "same_start",
+            "bool",
+            False,
+            "every racer starts from one arrangement turned to their seat (decisions 6)",
+        ),
+        OptionSpec("hints", "bool", False, "allow the hint command (the solver's next slide)"),
+        OptionSpec(
+            "solo_seconds",
+            "float",
+            240.0,
+            "the solo clock in seconds (rulebook: 4 minutes)",
+            minimum=5.0,
+            maximum=3600.0,
+        ),
+    )
+    seat_options: tuple[OptionSpec, ...] = (
+        OptionSpec(
+            "handicap",
+            "bool",
+            False,
+            "race with one blue electron fewer, two free spaces (rulebook 'Setup'; decisions 1)",
+        ),
+    )
+    default_bot = "bot"
+
+    def __init__(self) -> None:
+        from engine.flash8.bots import BOTS
+
+        self.bots: Mapping[str, BotFactory] = BOTS
+
+    def seat_counts(self, options: Mapping[str, Any]) -> range:
+        """2-4 racers (decisions 4-5); one player in solo (rulebook "Solo Mode")."""
+        return range(1, 2) if options.get("mode") == "solo" else range(2, 5)
+
+    def setup(
+        self, options: Mapping[str, Any], seats: Sequence[SeatSpec], rng: random.Random
+    ) -> State:
+        """Deal a race or a solo game (rulebook "Setup", "Solo Mode: Setup")."""
+        if options["mode"] == "solo":
+            if any(seat.choices.get("handicap") for seat in seats):
+                raise Rejected("bad_option", "The handicap is for races only (decisions 1).")
+            return solo.setup(options, rng)
+        return race.setup(options, seats, rng)
+
+    def decide(
+        self, state: State, seat: int, command: Command, now: float, rng: random.Random
+    ) -> list[Event]:
+        """The events a command causes; a wrong claim is accepted with a lockout (decisions 7)."""
+        if isinstance(state, SoloState):
+            return solo.decide(state, seat, command, now)
+        return race.decide(state, seat, command, now)
+
+    def evolve(self, state: State, event: Event) -> State:
+        """Apply one event (pure)."""
+        if isinstance(state, SoloState):
+            return solo.evolve(state, event)
+        return race.evolve(state, event)
+
+    def view(self, state: State, viewer: Viewer) -> dict[str, Any]:
+        """See :func:`engine.flash8.race.view` and :func:`engine.flash8.solo.view`; once the
+        game is over it also holds the outcome with its report."""
+        if isinstance(state, SoloState):
+            out = solo.view(state, viewer)
+        else:
+            out = race.view(state, viewer)
+        outcome = self.outcome(state)
+        if outcome is not None:
+            out["outcome"] = outcome_to_wire(outcome)
+        return out
+
+    def legal(self, state: State, seat: int) -> list[dict[str, Any]]:
+        """The commands ``seat`` may send now."""
+        if isinstance(state, SoloState):
+            return solo.legal(state, seat)
+        return race.legal(state, seat)
+
+    def deadline(self, state: State) -> float | None:
+        """The next moment the clock matters (countdown, start, lockout end, time limit)."""
+        if isinstance(state, SoloState):
+            return solo.deadline(state)
+        return race.deadline(state)
+
+    def tick(self, state: State, now: float, rng: random.Random) -> list[Event]:
+        """The events due at ``now``."""
+        if isinstance(state, SoloState):
+            return solo.tick(state, now)
+        return race.tick(state, now)
+
+    def outcome(self, state: State) -> Outcome | None:
+        """Race: most points wins, equal leaders share (decisions 8). Solo: the score is the
+        reserve left, lower is better, with its rank (decisions 16)."""
+        if state.phase != "over":
+            return None
+        if isinstance(state, SoloState):
+            details = solo.report(state)
+            return Outcome(
+                ranks=(1,),
+                scores=(float(details["score"]),),
+                reason=state.ended_reason or "time_up",
+                details=details,
+            )
+        points = [0] * state.players
+        for take in state.takes:
+            points[take.seat] += take.points
+        ranks = tuple(1 + sum(1 for other in points if other > mine) for mine in points)
+        return Outcome(
+            ranks=ranks,
+            scores=tuple(float(p) for p in points),
+            reason=state.ended_reason or "stacks_empty",
+            details={
+                "slides": sum(state.slides),
+                "cards_taken": len(state.takes),
+                "duration": (state.ended_at or 0.0) - (state.started_at or 0.0),
+                **race.report(state),
+            },
+        )
+
+
+GAME = Flash8()
