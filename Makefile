@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup test lint typecheck unit bench-smoke clean
+.PHONY: setup run test lint typecheck unit bench-smoke clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -13,6 +13,9 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 setup: $(STAMP)
+
+run: setup
+	$(BIN)/lumin serve --data data $(if $(wildcard clients/web/dist),--static clients/web/dist)
 
 lint: setup
 	$(BIN)/ruff check .

@@ -7,6 +7,7 @@ import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 from typing import Any
 
 import click
@@ -247,6 +248,194 @@ def arena(
                     f"  {'':>10}  seat {seat['seat']}: {seat['win_rate']:.3f} of {seat['games']}"
                     f"  95% [{low:.3f}, {high:.3f}]"
                 )
+
+
+def _env(name: str) -> str:
+    return f"LUMIN_{name}"
+
+
+@main.command()
+@click.option("--host", envvar=_env("HOST"), default="127.0.0.1", show_default=True)
+@click.option("--port", envvar=_env("PORT"), type=int, default=8700, show_default=True)
+@click.option(
+    "--data",
+    envvar=_env("DATA"),
+    type=click.Path(path_type=Path),
+    default=Path("data"),
+    show_default=True,
+    help="Data folder (the SQLite event store).",
+)
+@click.option(
+    "--origin",
+    "origins",
+    envvar=_env("ORIGINS"),
+    multiple=True,
+    help="Allowed browser Origin (repeat); default: the server's own address.",
+)
+@click.option(
+    "--durability",
+    envvar=_env("DURABILITY"),
+    type=click.Choice(["process", "fsync"]),
+    default="process",
+    show_default=True,
+)
+@click.option(
+    "--max-frame",
+    envvar=_env("MAX_FRAME"),
+    type=int,
+    default=64 * 1024,
+    show_default=True,
+    help="Largest client frame in bytes.",
+)
+@click.option(
+    "--rate",
+    envvar=_env("RATE"),
+    type=float,
+    default=50.0,
+    show_default=True,
+    help="Messages per second per connection.",
+)
+@click.option("--burst", envvar=_env("BURST"), type=int, default=100, show_default=True)
+@click.option(
+    "--bot-delay",
+    envvar=_env("BOT_DELAY"),
+    type=float,
+    default=0.8,
+    show_default=True,
+    help="Seconds a bot waits before a turn-based move.",
+)
+@click.option(
+    "--grace",
+    envvar=_env("GRACE"),
+    type=float,
+    default=120.0,
+    show_default=True,
+    help="Seconds before a bot plays for a disconnected player.",
+)
+@click.option(
+    "--idle-expiry", envvar=_env("IDLE_EXPIRY"), type=float, default=1800.0, show_default=True
+)
+@click.option(
+    "--retention-days", envvar=_env("RETENTION_DAYS"), type=float, default=30.0, show_default=True
+)
+@click.option(
+    "--static",
+    envvar=_env("STATIC"),
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Folder of the browser client's built files.",
+)
+@click.option("--log-level", envvar=_env("LOG_LEVEL"), default="info", show_default=True)
+def serve(**flags: Any) -> None:
+    """Run the Lumin server (SQLite in the data folder, one process) until SIGTERM."""
+    import asyncio
+
+    from server.app import run
+    from server.config import Settings
+    from server.logs import configure_logging
+
+    level = flags.pop("log_level")
+    flags["origins"] = tuple(flags["origins"])
+    settings = Settings(**flags)
+    configure_logging(level)
+
+    def ready(server: Any) -> None:
+        click.echo(f"Lumin listening on ws://{settings.host}:{server.port}/ws", err=True)
+
+    asyncio.run(run(settings, ready))
+
+
+@main.group()
+def bench() -> None:
+    """Benchmarks against a live server."""
+
+
+@bench.command("race")
+@click.option("--rooms", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option("--seconds", type=float, default=10.0, show_default=True)
+@click.option(
+    "--target",
+    type=click.Choice(["lumin", "relay"]),
+    default="lumin",
+    show_default=True,
+    help="relay: also run the same load against a bare websockets relay.",
+)
+@click.option("--url", default=None, help="An already running server (ws://HOST:PORT/ws).")
+@click.option("--json", "as_json", is_flag=True)
+def bench_race_command(
+    rooms: int, seconds: float, target: str, url: str | None, as_json: bool
+) -> None:
+    """Flash 8 race rooms of 4 closed-loop clients sliding as fast as the server answers."""
+    from clients.load import bench_race
+
+    report = bench_race(rooms, seconds, target, url)
+    if as_json:
+        click.echo(json.dumps(report))
+        return
+    _print_race("lumin", report)
+    if "relay" in report:
+        _print_race("relay", report["relay"])
+        click.echo(f"  ratio lumin/relay commands per second: {report['ratio']:.2f}")
+
+
+def _print_race(label: str, numbers: dict[str, Any]) -> None:
+    latency = numbers["latency_ms"]
+    line = (
+        f"{label}: {numbers['commands_per_second']:.0f} commands/s, latency p50"
+        f" {latency['p50']:.2f} ms p99 {latency['p99']:.2f} ms"
+    )
+    if numbers.get("server_cpu_us_per_command") is not None:
+        line += f", server CPU {numbers['server_cpu_us_per_command']:.0f} us/command"
+    click.echo(line)
+    if numbers.get("delta_bytes_median") is not None:
+        click.echo(
+            f"  slide delta {numbers['delta_bytes_median']:.0f} bytes (median) against a full"
+            f" view of {numbers['view_bytes_median']:.0f} bytes"
+        )
+
+
+@main.command("bot")
+@click.argument("url")
+@click.argument("room")
+@click.option("--seat", type=int, required=True, help="The seat to play.")
+@click.option("--kind", default=None, help="Bot kind (default: the game's default bot).")
+@click.option("--name", default="Lumin bot", show_default=True)
+@click.option("--token", envvar="LUMIN_TOKEN", default=None, help="Reclaim a seat held before.")
+@click.option("--code", default=None, help="A private room's code.")
+@click.option("--seed", type=int, default=0, show_default=True)
+def bot_command(url: str, room: str, **options: Any) -> None:
+    """Play a seat of ROOM on the server at URL (ws://HOST:PORT/ws) with one of Lumin's bots."""
+    from lumin.netbot import run as run_bot
+
+    result = run_bot(url, room, options.pop("seat"), **options)
+    click.echo(json.dumps(result))
+
+
+@main.command()
+@click.argument("source")
+def verify(source: str) -> None:
+    """Recompute a finished game from its log: SOURCE is a downloaded log file or the server's
+    URL for it (http://HOST:PORT/rooms/ROOM/log). Exits 1 when anything does not match."""
+    import urllib.request
+
+    from server.verify import verify_document
+
+    if source.startswith(("http://", "https://")):
+        with urllib.request.urlopen(source) as answer:
+            document = json.load(answer)
+    else:
+        document = json.loads(Path(source).read_text())
+    report = verify_document(document)
+    click.echo(
+        f"{report.game} room {document.get('room')}: {report.records} records, "
+        f"{report.events} events, commitment {document['commitment'][:16]}..."
+    )
+    if report.ok:
+        click.echo("verified: every deal, shuffle and die follows from the revealed seed")
+        return
+    for problem in report.problems:
+        click.echo(f"MISMATCH: {problem}")
+    sys.exit(1)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,322 @@
+"""The load generator behind ``lumin bench race``.
+
+It starts a Lumin server in its own process (or uses ``--url``), pinned to another core than
+itself where the machine has two, opens R Flash 8 race rooms of four closed-loop clients, and
+has every client slide as fast as the server answers: send a slide, wait for the answer (which
+the server sends right after the slide's delta), send the next. It reports commands per second,
+latency percentiles from sending a slide to receiving its answer, the server's CPU time per
+command, and the median size of a slide delta against a full view.
+
+With ``target="relay"`` it runs the same load against a bare websockets relay (receive a frame,
+broadcast it to the room, no game, no store) and reports the ratio.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import random
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from websockets.asyncio.client import connect
+from websockets.asyncio.server import ServerConnection, broadcast, serve
+
+from clients.sdk import LuminClient, human
+from protocol.codec import encode
+from protocol.messages import Act, Delta
+
+__all__ = ["bench_race", "relay_main"]
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    ticks = os.sysconf("SC_CLK_TCK")
+    return (int(fields[11]) + int(fields[12])) / ticks
+
+
+def _pinned(command: list[str], core: int | None) -> list[str]:
+    if core is not None and shutil.which("taskset"):
+        return ["taskset", "-c", str(core), *command]
+    return command
+
+
+def _cores() -> tuple[int | None, int | None]:
+    """(server core, load core) where the machine has two cores to give, else no pinning."""
+    available = sorted(os.sched_getaffinity(0))
+    if len(available) >= 2:
+        return available[0], available[1]
+    return None, None
+
+
+def _wait_healthy(port: int) -> None:
+    for _ in range(400):
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1):
+                return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError("the server did not come up")
+
+
+def _percentile(values: list[float], q: float) -> float:
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+async def _lumin_room(
+    url: str, window: _Window, latencies: list[float], sizes: dict[str, list[int]]
+) -> int:
+    """One race room of four closed-loop clients; returns the slides they made."""
+    clients = [await LuminClient.connect(url, f"load{n}") for n in range(4)]
+    host = clients[0]
+    room = await host.create_room(
+        "flash8", seats=[human() for _ in range(4)], options={"countdown": 0.2}, sit=0
+    )
+    for seat, client in enumerate(clients[1:], start=1):
+        await client.join(room, seat)
+        await client.ready(room)
+    await host.start(room)
+    rng = random.Random(room)
+    for client in clients:
+        while not any(entry["type"] == "slide" for entry in client.legal(room)):
+            await client.changed(room)
+    recorder = clients[1]
+    original = recorder._dispatch
+
+    def measure(message: Any) -> None:
+        if isinstance(message, Delta) and message.room == room:
+            sizes["delta"].append(len(encode(message)))
+        original(message)
+
+    recorder._dispatch = measure  # type: ignore[method-assign]
+    await window.ready()
+
+    async def slide(client: LuminClient) -> int:
+        made = 0
+        while time.perf_counter() < window.deadline and room not in client.game_over:
+            moves = [e for e in client.legal(room) if e["type"] == "slide"]
+            if not moves:
+                with contextlib.suppress(TimeoutError):
+                    await client.changed(room, timeout=0.5)
+                continue
+            entry = rng.choice(moves)
+            command = {k: v for k, v in entry.items() if k not in ("choose", "preview")}
+            if "choose" in entry:
+                ((field, values),) = entry["choose"].items()
+                command[field] = rng.choice(values)
+            sent = time.perf_counter()
+            await client.request(Act(room=room, command=command, seq=client.seq(room)))
+            latencies.append(time.perf_counter() - sent)
+            made += 1
+        return made
+
+    counts = await asyncio.gather(*(slide(c) for c in clients))
+    view = recorder.view(room)
+    sizes["view"].append(len(_pack(view)))
+    for client in clients:
+        await client.close()
+    return sum(counts)
+
+
+def _pack(value: Any) -> bytes:
+    import msgpack
+
+    return msgpack.packb(value, use_bin_type=True)
+
+
+async def _relay_room(url: str, window: _Window, latencies: list[float], payload: bytes) -> int:
+    sockets = [await connect(url, max_size=None) for _ in range(4)]
+    await window.ready()
+
+    async def loop(sock: Any, tag: bytes) -> int:
+        made = 0
+        frame = tag + payload
+        while time.perf_counter() < window.deadline:
+            sent = time.perf_counter()
+            await sock.send(frame)
+            while True:  # every member's frames arrive; wait for our own echo
+                if await sock.recv() == frame:
+                    break
+            latencies.append(time.perf_counter() - sent)
+            made += 1
+        return made
+
+    counts = await asyncio.gather(*(loop(s, bytes([n])) for n, s in enumerate(sockets)))
+    for sock in sockets:
+        await sock.close()
+    return sum(counts)
+
+
+async def _relay_server(port: int) -> None:
+    rooms: dict[str, set[ServerConnection]] = {}
+
+    async def handler(sock: ServerConnection) -> None:
+        members = rooms.setdefault(sock.request.path if sock.request else "/", set())
+        members.add(sock)
+        try:
+            async for frame in sock:
+                broadcast(members, frame)
+        finally:
+            members.discard(sock)
+
+    async with serve(handler, "127.0.0.1", port, max_size=None):
+        await asyncio.Future()
+
+
+def relay_main(port: int) -> None:
+    """Run the bare relay (``python -m clients.load relay PORT``)."""
+    asyncio.run(_relay_server(port))
+
+
+class _Window:
+    """The measured interval: it opens once every room is set up, and lasts ``seconds``."""
+
+    def __init__(self, rooms: int, seconds: float, pid: int | None) -> None:
+        self.waiting = rooms
+        self.seconds = seconds
+        self.pid = pid
+        self.go = asyncio.Event()
+        self.deadline = float("inf")
+        self.cpu_start: float | None = None
+        self.started = 0.0
+
+    async def ready(self) -> None:
+        self.waiting -= 1
+        if self.waiting == 0:
+            self.started = time.perf_counter()
+            self.deadline = self.started + self.seconds
+            self.cpu_start = _cpu_seconds(self.pid) if self.pid else None
+            self.go.set()
+        await self.go.wait()
+
+
+async def _drive(
+    target: str, url: str, rooms: int, seconds: float, pid: int | None
+) -> dict[str, Any]:
+    latencies: list[float] = []
+    sizes: dict[str, list[int]] = {"delta": [], "view": []}
+    window = _Window(rooms, seconds, pid)
+    if target == "relay":
+        payload = encode(
+            Act(room="r0123456789", command={"type": "slide", "src": 1, "dst": 2}, seq=100, id=7)
+        )
+        work = [_relay_room(f"{url}/room/{n}", window, latencies, payload) for n in range(rooms)]
+    else:
+        work = [_lumin_room(url, window, latencies, sizes) for _ in range(rooms)]
+    counts = await asyncio.gather(*work)
+    elapsed = time.perf_counter() - window.started
+    cpu = None
+    if pid and window.cpu_start is not None:
+        cpu = _cpu_seconds(pid) - window.cpu_start
+    return {
+        "commands": sum(counts),
+        "latencies": latencies,
+        "sizes": sizes,
+        "elapsed": elapsed,
+        "cpu": cpu,
+    }
+
+
+def _summary(result: dict[str, Any]) -> dict[str, Any]:
+    commands, seconds, cpu = result["commands"], result["elapsed"], result["cpu"]
+    lat = result["latencies"]
+    out: dict[str, Any] = {
+        "commands": commands,
+        "seconds": seconds,
+        "commands_per_second": commands / seconds if seconds else 0.0,
+        "latency_ms": {"p50": 1000 * _percentile(lat, 0.5), "p99": 1000 * _percentile(lat, 0.99)},
+        "server_cpu_s": cpu,
+        "server_cpu_us_per_command": 1e6 * cpu / commands if cpu is not None and commands else None,
+    }
+    sizes = result["sizes"]
+    out["delta_bytes_median"] = statistics.median(sizes["delta"]) if sizes["delta"] else None
+    out["view_bytes_median"] = statistics.median(sizes["view"]) if sizes["view"] else None
+    return out
+
+
+def bench_race(
+    rooms: int, seconds: float, target: str = "lumin", url: str | None = None
+) -> dict[str, Any]:
+    """Run the benchmark (see the module docstring) and return its numbers."""
+    server_core, load_core = _cores()
+    if load_core is not None:
+        os.sched_setaffinity(0, {load_core})
+    report: dict[str, Any] = {"rooms": rooms, "clients": rooms * 4, "pinned": load_core is not None}
+    with tempfile.TemporaryDirectory() as data:
+        report.update(_run_target("lumin", rooms, seconds, url, server_core, data))
+        if target == "relay":
+            relay = _run_target("relay", rooms, seconds, None, server_core, data)
+            report["relay"] = relay
+            report["ratio"] = (
+                report["commands_per_second"] / relay["commands_per_second"]
+                if relay["commands_per_second"]
+                else None
+            )
+    return report
+
+
+def _run_target(
+    target: str, rooms: int, seconds: float, url: str | None, core: int | None, data: str
+) -> dict[str, Any]:
+    process = None
+    if url is None:
+        port = _free_port()
+        if target == "relay":
+            command = [sys.executable, "-m", "clients.load", "relay", str(port)]
+        else:
+            command = [
+                sys.executable,
+                "-m",
+                "lumin.cli",
+                "serve",
+                "--port",
+                str(port),
+                "--data",
+                data,
+                "--bot-delay",
+                "0",
+                "--rate",
+                "100000",
+                "--burst",
+                "100000",
+                "--log-level",
+                "warning",
+            ]
+        process = subprocess.Popen(_pinned(command, core), cwd=ROOT, stderr=subprocess.DEVNULL)
+        if target == "relay":
+            time.sleep(1.0)
+        else:
+            _wait_healthy(port)
+        url = f"ws://127.0.0.1:{port}" + ("" if target == "relay" else "/ws")
+    try:
+        result = asyncio.run(_drive(target, url, rooms, seconds, process.pid if process else None))
+    finally:
+        if process is not None:
+            process.terminate()
+            process.wait(10)
+    return _summary(result)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "relay":
+        relay_main(int(sys.argv[2]))

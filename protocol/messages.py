@@ -1,0 +1,777 @@
+"""Every message of the Lumin protocol, as a typed frozen attrs class with a ``TYPE`` tag.
+
+On the wire a message is one msgpack map: ``{"type": TYPE, field: value, ...}`` (see
+:mod:`protocol.codec`). ``SENDERS`` says who may send it: ``"client"``, ``"server"`` or both.
+Requests carry an optional ``id`` chosen by the client; every answer to a request carries the
+same number as ``ref``, so a client can match answers to questions. ``docs/protocol.md``
+describes each message, when it is sent and what the server does with it.
+
+All classes are keyword-only: ``JoinSeat(room="r7", seat=1, id=4)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar, Literal, TypeVar
+
+import attrs
+
+from protocol.delta import PatchOp
+
+__all__ = [
+    "CLIENT_MESSAGES",
+    "MAX_ID",
+    "MESSAGES",
+    "SERVER_MESSAGES",
+    "Act",
+    "Bye",
+    "ChatMessage",
+    "ChatSend",
+    "CloseReplay",
+    "CommandAccepted",
+    "CommandRejected",
+    "CreateRoom",
+    "Delta",
+    "Error",
+    "GameOver",
+    "Hello",
+    "JoinSeat",
+    "Kick",
+    "Kicked",
+    "Leave",
+    "ListRooms",
+    "LobbyUpdate",
+    "Message",
+    "Mute",
+    "Ok",
+    "OpenReplay",
+    "OutcomeInfo",
+    "Ping",
+    "Pong",
+    "Ready",
+    "Rematch",
+    "RematchCreated",
+    "ReplaySeek",
+    "ReplayState",
+    "ReplayStep",
+    "ReplayViewer",
+    "Resume",
+    "RoomClosed",
+    "RoomCreated",
+    "RoomList",
+    "RoomSummary",
+    "RoomUpdate",
+    "SeatChoice",
+    "SeatInfo",
+    "Sender",
+    "Snapshot",
+    "Start",
+    "UnwatchLobby",
+    "WatchLobby",
+    "WatchRoom",
+    "Welcome",
+]
+
+#: Who sends a message.
+Sender = Literal["client", "server"]
+
+#: The largest request id, sequence number or count: 2**53 - 1, so JavaScript clients can hold
+#: every number in a plain double.
+MAX_ID = 2**53 - 1
+
+#: Lumin's own plain data: what views, options, commands and legal entries are made of.
+Data = Mapping[str, Any]
+
+
+def _count(instance: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
+    if value is not None and not 0 <= value <= MAX_ID:
+        raise ValueError(f"{attribute.name} must be between 0 and {MAX_ID}, not {value}")
+
+
+def _versions(instance: Any, attribute: attrs.Attribute[Any], value: tuple[int, ...]) -> None:
+    if not value:
+        raise ValueError("versions must name at least one protocol version")
+    if any(not 1 <= version <= 65535 for version in value):
+        raise ValueError("protocol versions are between 1 and 65535")
+
+
+@attrs.frozen(kw_only=True)
+class Message:
+    """Base of every message. Subclasses set ``TYPE`` and ``SENDERS``."""
+
+    TYPE: ClassVar[str] = ""
+    SENDERS: ClassVar[frozenset[Sender]] = frozenset()
+
+
+_FROM_CLIENT: frozenset[Sender] = frozenset({"client"})
+_FROM_SERVER: frozenset[Sender] = frozenset({"server"})
+_FROM_BOTH: frozenset[Sender] = frozenset({"client", "server"})
+
+_M = TypeVar("_M", bound=type[Message])
+
+#: Every message class by its ``TYPE``.
+MESSAGES: dict[str, type[Message]] = {}
+
+
+def _message(cls: _M) -> _M:
+    assert cls.TYPE and cls.TYPE not in MESSAGES and cls.SENDERS, cls
+    assert "type" not in attrs.fields_dict(cls), cls
+    MESSAGES[cls.TYPE] = cls
+    return cls
+
+
+def _id() -> Any:
+    return attrs.field(default=None, validator=_count)
+
+
+# --- data carried inside messages -------------------------------------------------------------
+
+
+@attrs.frozen(kw_only=True)
+class SeatChoice:
+    """One seat of a room being created: a human seat (open for someone to join) or a bot.
+
+    ``bot`` is a bot kind the game offers (its ``bots``; difficulty levels are kinds, such as
+    ``"random"`` or ``"greedy"``); ``None`` with ``kind="bot"`` means the game's default bot.
+    ``choices`` are the game's per-seat options: a Neon Hex ``role`` and ``colour``, a Flash 8
+    ``handicap``... ``name`` names a bot seat (humans bring their own name).
+    """
+
+    kind: Literal["human", "bot"] = "human"
+    bot: str | None = None
+    name: str | None = None
+    choices: Data = attrs.field(factory=dict)
+
+    def __attrs_post_init__(self) -> None:
+        if self.kind == "human" and self.bot is not None:
+            raise ValueError("a human seat names no bot kind")
+
+
+@attrs.frozen(kw_only=True)
+class SeatInfo:
+    """One seat as the lobby and the room show it.
+
+    ``kind`` is ``"open"`` (nobody yet), ``"human"`` or ``"bot"``; ``user`` is the public user
+    id of the human holding it; ``connected`` is whether that human is connected now (a bot
+    plays a disconnected seat after the grace period); ``ready`` is whether they pressed ready.
+    """
+
+    seat: int = attrs.field(validator=_count)
+    kind: Literal["open", "human", "bot"]
+    name: str | None = None
+    user: str | None = None
+    bot: str | None = None
+    choices: Data = attrs.field(factory=dict)
+    ready: bool = False
+    connected: bool = False
+
+
+@attrs.frozen(kw_only=True)
+class RoomSummary:
+    """A room as the lobby lists it and as its members see it.
+
+    ``state`` is ``"waiting"`` (seats filling, not started), ``"playing"`` or ``"finished"``;
+    ``host`` is the host's public user id; ``commitment`` is the hex SHA-256 commitment to the
+    room's seed (see :mod:`protocol.fairness`); ``turn_clock`` is the room's turn clock in
+    seconds (``None`` = off); ``created`` is the server time the room was created.
+    """
+
+    room: str
+    game: str
+    options: Data = attrs.field(factory=dict)
+    seats: tuple[SeatInfo, ...] = ()
+    state: Literal["waiting", "playing", "finished"] = "waiting"
+    host: str | None = None
+    spectators: int = attrs.field(default=0, validator=_count)
+    private: bool = False
+    commitment: str = ""
+    turn_clock: float | None = None
+    created: float = 0.0
+
+
+@attrs.frozen(kw_only=True)
+class OutcomeInfo:
+    """How a finished game ended (the engine's ``Outcome``): ``ranks[seat]`` (1 = winner,
+    several 1s on a shared victory), ``scores[seat]``, ``winners``, the ``reason`` it ended,
+    the ``tiebreak`` rule that split equal scores if one did, and game-specific ``details``."""
+
+    ranks: tuple[int, ...]
+    scores: tuple[float, ...]
+    winners: tuple[int, ...]
+    reason: str
+    tiebreak: str | None = None
+    details: Data = attrs.field(factory=dict)
+
+
+# --- handshake and connection -----------------------------------------------------------------
+
+
+@_message
+@attrs.frozen(kw_only=True)
+class Hello(Message):
+    """The client's first message: the protocol versions it speaks, its guest name, and the
+    secret token of an earlier session to reclaim that identity and its seats."""
+
+    TYPE = "hello"
+    SENDERS = _FROM_CLIENT
+    versions: tuple[int, ...] = attrs.field(validator=_versions)
+    name: str
+    token: str | None = None
+    client: str | None = None
+    id: int | None = _id()
+
+
+@_message
+@attrs.frozen(kw_only=True)
+class Welcome(Message):
+    """The server's answer to ``hello``: the chosen version, the identity's secret token (keep
+    it to reclaim seats later), its public user id and name, the server clock, the rooms where
+    it holds a seat, and the largest frame the server accepts."""
+
+    TYPE = "welcome"
+    SENDERS = _FROM_SERVER
+    ref: int | None = _id()
+    version: int
+    token: str
+    user: str
+    name: str
+    server_time: float
+    rooms: tuple[str, ...] = ()
+    max_frame: int = attrs.field(validator=_count)
+
+
+@_message
+@attrs.frozen(kw_only=True)
+class Error(Message):
+    """A protocol error (a code of :class:`protocol.errors.ErrorCode`), answering the request
+    ``ref`` when known. ``fatal`` means the server closes the connection after sending it."""
+
+    TYPE = "error"
+    SENDERS = _FROM_SERVER
+    code: str
+    message: str
+    ref: int | None = _id()
+    fatal: bool = False
+
+
+@_message
+@attrs.frozen(kw_only=True)
+class Ping(Message):
+    """Clock sync and liveness: ``client_time`` is echoed back in ``pong``."""
+
+    TYPE = "ping"
+    SENDERS = _FROM_CLIENT
+    client_time: float | None = None
+    id: int | None = _id()
+
+
+@_message
+@attrs.frozen(kw_only=True)
+class Pong(Message):
+    """The answer to ``ping``: the client's time echoed and the server's clock (Unix seconds)
+    at the moment of answering."""
+
+    TYPE = "pong"
+    SENDERS = _FROM_SERVER
+    ref: int | None = _id()
+    client_time: float | None = None
+    server_time: float
+
+
+@_message
+@attrs.frozen(kw_only=True)
+class Ok(Message):
+    """The answer to a request that needs no other answer; ``room`` names the room concerned."""
+
+    TYPE = "ok"
+    SENDERS = _FROM_SERVER
+    ref: int | None = _id()
+    room: str | None = None
+
+
+@_message
+@attrs.frozen(kw_only=True)
+class Bye(Message):
+    """Either side says it is closing the connection, with a snake_case ``code`` (``normal``,
+    ``going_away`` when the server shuts down...) and a sentence."""
+
+    TYPE = "bye"
+    SENDERS = _FROM_BOTH
+    code: str = "normal"
+    message: str = ""
+
+
+# --- lobby ------------------------------------------------------------------------------------
+
+
+@_message
+@attrs.frozen(kw_only=True)
+class WatchLobby(Message):
+    """Subscribe to the lobby: answered by ``room_list``, then ``lobby_update`` on changes."""
+
+    TYPE = "watch_lobby"
+    SENDERS = _FROM_CLIENT
+    id: int | None = _id()
+
+
+@_message
+@attrs.frozen(kw_only=True)
+class UnwatchLobby(Message):
+    """Stop the lobby updates; answered by ``ok``."""
+
+    TYPE = "unwatch_lobby"
+    SENDERS = _FROM_CLIENT
+    id: int | None = _id()
+
+
+@_message
+@attrs.frozen(kw_only=True)
+class ListRooms(Message):
+    """Ask once for the public rooms, of one game or all; answered by ``room_list``."""
+
+    TYPE = "list_rooms"
+    SENDERS = _FROM_CLIENT
+    game: str | None = None
+    id: int | None = _id()
+
+
+@_message
+@attrs.frozen(kw_only=True)
+class RoomList(Message):
+    """The public rooms (private ones are never listed), answering ``watch_lobby`` or
+    ``list_rooms``."""
+
+    TYPE = "room_list"
+    SENDERS = _FROM_SERVER
+    ref: int | None = _id()
+    rooms: tuple[RoomSummary, ...] = ()
+
+
+@_message
+@attrs.frozen(kw_only=True)
+class LobbyUpdate(Message):
+    """A change in the lobby: rooms new or changed (whole summaries), and ids of rooms gone."""
+
+    TYPE = "lobby_update"
+    SENDERS = _FROM_SERVER
+    rooms: tuple[RoomSummary, ...] = ()
+    removed: tuple[str, ...] = ()
+
+
+@_message
+@attrs.frozen(kw_only=True)
+class CreateRoom(Message):
+    """Create a room of ``game`` with its room ``options`` and one :class:`SeatChoice` per seat.
+
+    The creator becomes the host and watches the room; with ``sit`` it also takes that (human)
+    seat. ``private`` rooms are not listed and need their code to join or watch. ``turn_clock``
+    (seconds, ``None`` = off) lets a bot move for a player who takes longer.
+    """
+
+    TYPE = "create_room"
+    SENDERS = _FROM_CLIENT
+    game: str
+    options: Data = attrs.field(factory=dict)
+    seats: tuple[SeatChoice, ...]
+    private: bool = False
+    sit: int | None = attrs.field(default=None, validator=_count)
+    turn_clock: float | None = None
+    id: int | None = _id()
+
+
+@_message
+@attrs.frozen(kw_only=True)
+class RoomCreated(Message):
+    """The answer to ``create_room``: the new room's id, its private ``code`` (private rooms
+    only) and the seed commitment. A ``snapshot`` and a ``room_update`` of the room follow."""
+
+    TYPE = "room_created"
+    SENDERS = _FROM_SERVER
+    ref: int | None = _id()
+    room: str
+    code: str | None = None
+    commitment: str
+
+
+@_message
+@attrs.frozen(kw_only=True)
+class JoinSeat(Message):
+    """Take ``seat`` of ``room``: an open seat before the start, one's own seat again, or a
+    bot seat to take it over. ``code`` is needed for private rooms."""
+
+    TYPE = "join_seat"
+    SENDERS = _FROM_CLIENT
+    room: str
+    seat: int = attrs.field(validator=_count)
+    code: str | None = None
+    id: int | None = _id()
+
+
+@_message
+@attrs.frozen(kw_only=True)
+class WatchRoom(Message):
+    """Watch ``room`` as a spectator; answered by a ``snapshot`` of the public view."""
+
+    TYPE = "watch_room"
+    SENDERS = _FROM_CLIENT
+    room: str
+    code: str | None = None
+    id: int | None = _id()
+
+
+@_message
+@attrs.frozen(kw_only=True)
+class Ready(Message):
+    """Say one is ready (or not) to start; answered by ``ok``."""
+
+    TYPE = "ready"
+    SENDERS = _FROM_CLIENT
+    room: str
+    ready: bool = True
+    id: int | None = _id()
+
+
+@_message
+@attrs.frozen(kw_only=True)
+class Leave(Message):
+    """Leave ``room``: free one's seat before the start (a bot takes it during a game) and stop
+    receiving its views; answered by ``ok``."""
+
+    TYPE = "leave"
+    SENDERS = _FROM_CLIENT
+    room: str
+    id: int | None = _id()
+
+
+@_message
+@attrs.frozen(kw_only=True)
+class Start(Message):
+    """The host starts the game once every seat is filled and every seated human is ready."""
+
+    TYPE = "start"
+    SENDERS = _FROM_CLIENT
+    room: str
+    id: int | None = _id()
+
+
+@_message
+@attrs.frozen(kw_only=True)
+class Rematch(Message):
+    """A seated player of a finished room asks for a rematch; when every seated human has asked,
+    the server creates the new room and sends ``rematch_created`` to the old room's members."""
+
+    TYPE = "rematch"
+    SENDERS = _FROM_CLIENT
+    room: str
+    id: int | None = _id()
+
+
+@_message
+@attrs.frozen(kw_only=True)
+class RematchCreated(Message):
+    """The rematch of ``room`` is ``new_room`` (same game, options and seats, a fresh seed);
+    its members hold the same seats there and receive its ``snapshot``."""
+
+    TYPE = "rematch_created"
+    SENDERS = _FROM_SERVER
+    room: str
+    new_room: str
+
+
+@_message
+@attrs.frozen(kw_only=True)
+class Kick(Message):
+    """The host removes the human from ``seat`` before the start; the seat becomes open."""
+
+    TYPE = "kick"
+    SENDERS = _FROM_CLIENT
+    room: str
+    seat: int = attrs.field(validator=_count)
+    id: int | None = _id()
+
+
+@_message
+@attrs.frozen(kw_only=True)
+class Kicked(Message):
+    """Sent to a kicked player: the host removed them from ``seat`` of ``room``."""
+
+    TYPE = "kicked"
+    SENDERS = _FROM_SERVER
+    room: str
+    seat: int = attrs.field(validator=_count)
+
+
+@_message
+@attrs.frozen(kw_only=True)
+class RoomUpdate(Message):
+    """The room's summary changed (a seat filled, someone got ready, the game started...);
+    ``seat`` is the recipient's seat there, ``None`` when watching."""
+
+    TYPE = "room_update"
+    SENDERS = _FROM_SERVER
+    info: RoomSummary
+    seat: int | None = attrs.field(default=None, validator=_count)
+
+
+@_message
+@attrs.frozen(kw_only=True)
+class RoomClosed(Message):
+    """The room is gone for the recipient: ``expired`` (idle), ``host_left`` before the start,
+    ``failed`` (an internal error), or ``shutdown``."""
+
+    TYPE = "room_closed"
+    SENDERS = _FROM_SERVER
+    room: str
+    reason: str
+
+
+# --- play -------------------------------------------------------------------------------------
+
+
+@_message
+@attrs.frozen(kw_only=True)
+class Act(Message):
+    """Send a game command (``{"type": ..., fields...}``, as ``legal`` lists them) for one's
+    seat. ``seq`` is the last sequence number the client saw in the room; the server refuses
+    with ``stale`` when the seat's legal commands changed after it. Answered by ``accepted``
+    or ``rejected``, never by ``error`` unless the message itself is malformed."""
+
+    TYPE = "act"
+    SENDERS = _FROM_CLIENT
+    room: str
+    command: Data
+    seq: int | None = attrs.field(default=None, validator=_count)
+    id: int | None = _id()
+
+
+@_message
+@attrs.frozen(kw_only=True)
+class CommandAccepted(Message):
+    """The command ``ref`` was accepted and its events are durably logged; its effect arrives
+    in the delta (or snapshot) whose ``seq`` is this one."""
+
+    TYPE = "accepted"
+    SENDERS = _FROM_SERVER
+    ref: int | None = _id()
+    room: str
+    seq: int = attrs.field(validator=_count)
+
+
+@_message
+@attrs.frozen(kw_only=True)
+class CommandRejected(Message):
+    """The command ``ref`` was refused: by the rules (the game's stable ``code`` and a sentence
+    naming the rule), or by the room before the rules saw it (a protocol code such as
+    ``stale``, ``not_seated`` or ``not_started``)."""
+
+    TYPE = "rejected"
+    SENDERS = _FROM_SERVER
+    ref: int | None = _id()
+    room: str
+    code: str
+    message: str
+
+
+@_message
+@attrs.frozen(kw_only=True)
+class Snapshot(Message):
+    """A full view of ``room`` for the recipient: its ``seat`` (``None`` for a spectator), the
+    view (``None`` before the game starts), the legal commands of that seat, and the room's
+    ``epoch`` and ``seq`` (the number of logged steps: accepted commands and clock ticks).
+    Room time (the clock of the view's deadlines) is server time minus ``clock_origin``."""
+
+    TYPE = "snapshot"
+    SENDERS = _FROM_SERVER
+    ref: int | None = _id()
+    room: str
+    epoch: str
+    seq: int = attrs.field(validator=_count)
+    seat: int | None = attrs.field(default=None, validator=_count)
+    view: Data | None
+    legal: tuple[Data, ...] = ()
+    clock_origin: float = 0.0
+
+
+@_message
+@attrs.frozen(kw_only=True)
+class Delta(Message):
+    """The change of the recipient's view of ``room`` from sequence ``base`` to ``seq``, as
+    RFC 6902 operations; ``legal`` is the seat's new legal commands when they changed
+    (``None`` = unchanged). Apply it only to a copy whose sequence number is ``base``."""
+
+    TYPE = "delta"
+    SENDERS = _FROM_SERVER
+    room: str
+    base: int = attrs.field(validator=_count)
+    seq: int = attrs.field(validator=_count)
+    ops: tuple[PatchOp, ...] = ()
+    legal: tuple[Data, ...] | None = None
+
+
+@_message
+@attrs.frozen(kw_only=True)
+class Resume(Message):
+    """Catch up with ``room`` from the last ``seq`` and ``epoch`` the client holds (after a
+    reconnect, or a missed delta). Answered by the missing deltas then ``ok``, or by a
+    ``snapshot`` when they are no longer kept, the epoch changed, or ``seq`` is 0 (which names
+    both the view before the start and the first view). A new connection is
+    attached to the room as the seat its identity holds there, or as a spectator (``code``
+    for private rooms)."""
+
+    TYPE = "resume"
+    SENDERS = _FROM_CLIENT
+    room: str
+    seq: int = attrs.field(validator=_count)
+    epoch: str
+    code: str | None = None
+    id: int | None = _id()
+
+
+@_message
+@attrs.frozen(kw_only=True)
+class GameOver(Message):
+    """The game in ``room`` ended: the outcome, and the room's ``seed`` and ``salt`` (hex)
+    revealed, so anyone can check them against the ``commitment`` and recompute every draw."""
+
+    TYPE = "game_over"
+    SENDERS = _FROM_SERVER
+    room: str
+    outcome: OutcomeInfo
+    seed: str
+    salt: str
+    commitment: str
+
+
+# --- chat -------------------------------------------------------------------------------------
+
+
+@_message
+@attrs.frozen(kw_only=True)
+class ChatSend(Message):
+    """Say something in ``room``: players talk to everyone in the room, spectators to the
+    spectators. Answered by ``ok``; the text arrives back as a ``chat`` message."""
+
+    TYPE = "chat_send"
+    SENDERS = _FROM_CLIENT
+    room: str
+    text: str
+    id: int | None = _id()
+
+
+@_message
+@attrs.frozen(kw_only=True)
+class ChatMessage(Message):
+    """A chat line in ``room`` on the ``players`` or ``spectators`` channel, from ``user``
+    (public id) named ``name``, seated at ``seat`` or watching (``None``)."""
+
+    TYPE = "chat"
+    SENDERS = _FROM_SERVER
+    room: str
+    channel: Literal["players", "spectators"]
+    user: str
+    name: str
+    seat: int | None = attrs.field(default=None, validator=_count)
+    text: str
+    server_time: float
+
+
+@_message
+@attrs.frozen(kw_only=True)
+class Mute(Message):
+    """Stop (or, with ``muted=False``, resume) receiving chat from ``user``, in every room."""
+
+    TYPE = "mute"
+    SENDERS = _FROM_CLIENT
+    user: str
+    muted: bool = True
+    id: int | None = _id()
+
+
+# --- replays ----------------------------------------------------------------------------------
+
+
+@_message
+@attrs.frozen(kw_only=True)
+class OpenReplay(Message):
+    """Open a replay of the finished ``room``, seen by ``viewer`` (a seat, or ``None`` for the
+    public view); answered by ``replay_state`` at position 0."""
+
+    TYPE = "open_replay"
+    SENDERS = _FROM_CLIENT
+    room: str
+    viewer: int | None = attrs.field(default=None, validator=_count)
+    id: int | None = _id()
+
+
+@_message
+@attrs.frozen(kw_only=True)
+class ReplayStep(Message):
+    """Move the replay by ``steps`` events (negative = back); answered by ``replay_state``."""
+
+    TYPE = "replay_step"
+    SENDERS = _FROM_CLIENT
+    replay: str
+    steps: int = 1
+    id: int | None = _id()
+
+
+@_message
+@attrs.frozen(kw_only=True)
+class ReplaySeek(Message):
+    """Jump the replay to ``position`` (events applied, ``0`` to ``length``)."""
+
+    TYPE = "replay_seek"
+    SENDERS = _FROM_CLIENT
+    replay: str
+    position: int = attrs.field(validator=_count)
+    id: int | None = _id()
+
+
+@_message
+@attrs.frozen(kw_only=True)
+class ReplayViewer(Message):
+    """Watch the replay through another viewer's eyes (a seat, or ``None`` for the public view)."""
+
+    TYPE = "replay_viewer"
+    SENDERS = _FROM_CLIENT
+    replay: str
+    viewer: int | None = attrs.field(default=None, validator=_count)
+    id: int | None = _id()
+
+
+@_message
+@attrs.frozen(kw_only=True)
+class CloseReplay(Message):
+    """Close the replay; answered by ``ok``."""
+
+    TYPE = "close_replay"
+    SENDERS = _FROM_CLIENT
+    replay: str
+    id: int | None = _id()
+
+
+@_message
+@attrs.frozen(kw_only=True)
+class ReplayState(Message):
+    """The replay ``replay`` of ``room`` at ``position`` of ``length`` events, seen by
+    ``viewer``: the whole view at that point."""
+
+    TYPE = "replay_state"
+    SENDERS = _FROM_SERVER
+    ref: int | None = _id()
+    replay: str
+    room: str
+    position: int = attrs.field(validator=_count)
+    length: int = attrs.field(validator=_count)
+    viewer: int | None = attrs.field(default=None, validator=_count)
+    view: Data
+
+
+#: The message types a client may send, by ``TYPE``.
+CLIENT_MESSAGES: dict[str, type[Message]] = {
+    tag: cls for tag, cls in MESSAGES.items() if "client" in cls.SENDERS
+}
+#: The message types a server may send, by ``TYPE``.
+SERVER_MESSAGES: dict[str, type[Message]] = {
+    tag: cls for tag, cls in MESSAGES.items() if "server" in cls.SENDERS
+}

@@ -1,0 +1,25 @@
+"""Protocol versions and their negotiation.
+
+The client's ``hello`` lists every version it speaks; the server answers in ``welcome`` with
+the highest version both speak, or with a fatal ``unsupported_version`` error when they share
+none. Everything after ``welcome`` follows the chosen version.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+__all__ = ["PROTOCOL_VERSION", "SUPPORTED_VERSIONS", "choose_version"]
+
+#: The version this package implements.
+PROTOCOL_VERSION = 1
+#: Every version this package can speak, oldest first.
+SUPPORTED_VERSIONS: tuple[int, ...] = (PROTOCOL_VERSION,)
+
+
+def choose_version(
+    offered: Iterable[int], supported: Iterable[int] = SUPPORTED_VERSIONS
+) -> int | None:
+    """The highest version in both lists, or ``None`` when they share none."""
+    common = set(offered) & set(supported)
+    return max(common) if common else None

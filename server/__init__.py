@@ -1,0 +1,1 @@
+"""Lumin's asyncio websocket server: rooms, lobby, event store, bots, metrics and logs."""

@@ -1,0 +1,583 @@
+"""The server: one port for the websocket endpoint (``/ws``), the health check (``/healthz``),
+Prometheus metrics (``/metrics``), finished games' logs (``/rooms/<id>/log``) and the browser
+client's static files (``/``), through websockets' HTTP hook.
+
+Each websocket connection is a :class:`Client`: the sans-I/O :class:`ServerConnection` parses
+its frames, a token bucket limits its rate, and a bounded queue with its own writer task sends
+to it, so a slow client is dropped instead of slowing its rooms.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import mimetypes
+import signal
+import time
+from collections.abc import Awaitable, Callable
+from http import HTTPStatus
+from typing import Any
+
+import structlog
+from websockets.asyncio.server import Server, serve
+from websockets.asyncio.server import ServerConnection as Socket
+from websockets.datastructures import Headers
+from websockets.exceptions import ConnectionClosed
+from websockets.http11 import Request, Response
+
+from protocol.codec import Limits
+from protocol.connection import InvalidState, ServerConnection
+from protocol.errors import ErrorCode, ProtocolError
+from protocol.messages import (
+    Act,
+    Bye,
+    ChatSend,
+    CloseReplay,
+    CommandRejected,
+    CreateRoom,
+    Error,
+    Hello,
+    JoinSeat,
+    Kick,
+    Leave,
+    ListRooms,
+    Message,
+    Mute,
+    Ok,
+    OpenReplay,
+    Ping,
+    Pong,
+    Ready,
+    Rematch,
+    ReplaySeek,
+    ReplayState,
+    ReplayStep,
+    ReplayViewer,
+    Resume,
+    RoomCreated,
+    RoomList,
+    Start,
+    UnwatchLobby,
+    WatchLobby,
+    WatchRoom,
+    Welcome,
+)
+from server.config import Settings
+from server.hub import Hub
+from server.metrics import Metrics
+from server.replay import Replay, log_document
+from server.room import Refused, Room
+from server.store import EventStore
+
+__all__ = ["Client", "LuminServer", "run"]
+
+log = structlog.get_logger("lumin.server")
+
+
+class Client:
+    """One websocket connection (a :class:`~server.room.Peer` to the rooms it is in)."""
+
+    def __init__(self, socket: Socket, hub: Hub, settings: Settings) -> None:
+        self.socket = socket
+        self.hub = hub
+        self.settings = settings
+        self.conn = ServerConnection(limits=Limits(max_frame=settings.max_frame))
+        self.user = ""
+        self.name = ""
+        self.muted: set[str] = set()
+        self.rooms: dict[str, Room] = {}
+        self.replays: dict[str, Replay] = {}
+        self.outbox: asyncio.Queue[bytes | None] = asyncio.Queue(maxsize=settings.send_queue)
+        self.tokens = float(settings.burst)
+        self.refill = time.monotonic()
+        self.floods = 0
+        self.dropped = False
+
+    # -- sending (never blocks the caller) ------------------------------------------------------
+
+    def send(self, message: Message) -> None:
+        try:
+            self.conn.send(message)
+        except InvalidState:
+            return
+        self._flush()
+
+    def _flush(self) -> None:
+        for frame in self.conn.data_to_send():
+            self.send_frame(frame)
+
+    def send_frame(self, frame: bytes) -> None:
+        if self.dropped:
+            return
+        try:
+            self.outbox.put_nowait(frame)
+        except asyncio.QueueFull:
+            self.dropped = True
+            self.hub.metrics.dropped.inc()
+            log.info("slow_client_dropped", user=self.user)
+            self.hub.spawn(self.socket.close(1008, "too slow: the server's queue is full"))
+
+    async def writer(self) -> None:
+        while True:
+            frame = await self.outbox.get()
+            if frame is None:
+                return
+            await self.socket.send(frame)
+
+    # -- receiving ------------------------------------------------------------------------------
+
+    def _allow(self) -> bool:
+        """Token bucket: ``rate`` messages per second on average, ``burst`` at once."""
+        now = time.monotonic()
+        self.tokens = min(
+            self.settings.burst, self.tokens + (now - self.refill) * self.settings.rate
+        )
+        self.refill = now
+        if self.tokens >= 1:
+            self.tokens -= 1
+            return True
+        return False
+
+    async def serve(self) -> None:
+        """Read frames until the connection closes, answering each in turn."""
+        writer = asyncio.create_task(self.writer())
+        try:
+            async for frame in self.socket:
+                if not self._allow():
+                    self.floods += 1
+                    self.hub.metrics.protocol_errors.labels(ErrorCode.RATE_LIMITED.value).inc()
+                    if self.floods == 1 or self.floods % 100 == 0:
+                        self.send(
+                            Error(
+                                code=ErrorCode.RATE_LIMITED.value,
+                                message=f"At most {self.settings.rate:g} messages per second;"
+                                " this one was dropped.",
+                            )
+                        )
+                    if self.floods > 20 * self.settings.burst:
+                        await self.socket.close(1008, "flooding")
+                        break
+                    continue
+                if isinstance(frame, str):
+                    self.send(
+                        Error(
+                            code=ErrorCode.NOT_MSGPACK.value,
+                            message="Frames are binary msgpack, not text.",
+                        )
+                    )
+                    continue
+                self.conn.receive_data(frame)
+                for event in self.conn.events_received():
+                    if isinstance(event, ProtocolError):
+                        self.hub.metrics.protocol_errors.labels(event.code.value).inc()
+                    else:
+                        await self._handle(event)
+                self._flush()
+                if self.conn.close_expected():
+                    break
+        except ConnectionClosed:
+            pass
+        finally:
+            self._goodbye()
+            with contextlib.suppress(asyncio.QueueFull):
+                self.outbox.put_nowait(None)
+            if self.conn.close_expected():
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(writer, 1.0)
+            writer.cancel()
+            await asyncio.gather(writer, return_exceptions=True)
+            await self.socket.close()
+
+    def _goodbye(self) -> None:
+        self.hub.lobby.discard(self)
+        for room in self.rooms.values():
+            room.detach(self)
+        self.rooms.clear()
+
+    async def _handle(self, message: Message) -> None:
+        handler = _HANDLERS.get(type(message))
+        ref = getattr(message, "id", None)
+        if handler is None:
+            self.send(
+                Error(
+                    code=ErrorCode.UNKNOWN_TYPE.value,
+                    message=f"{message.TYPE!r} is not a request.",
+                    ref=ref,
+                )
+            )
+            return
+        try:
+            await handler(self, message)
+        except Refused as refusal:
+            self.hub.metrics.protocol_errors.labels(refusal.code).inc()
+            self.send(Error(code=refusal.code, message=refusal.message, ref=ref))
+        except Exception:
+            log.exception("request_failed", type=message.TYPE)
+            self.send(
+                Error(
+                    code=ErrorCode.INTERNAL.value,
+                    message="The server failed on this request.",
+                    ref=ref,
+                )
+            )
+
+    # -- requests -------------------------------------------------------------------------------
+
+    async def on_hello(self, hello: Hello) -> None:
+        user, token, known = self.hub.identify(hello.name, hello.token)
+        self.user, self.name = user, hello.name
+        structlog.contextvars.bind_contextvars(user=user)
+        if hello.token and not known:
+            # No ref: the answer to hello is the welcome below, with the new identity.
+            self.send(
+                Error(
+                    code=ErrorCode.BAD_TOKEN.value,
+                    message="That token is unknown; this connection has a new identity.",
+                )
+            )
+        assert self.conn.version is not None
+        held = tuple(
+            r.id
+            for r in self.hub.rooms.values()
+            if r.seat_of(user) is not None and r.status != "finished"
+        )
+        self.send(
+            Welcome(
+                ref=hello.id,
+                version=self.conn.version,
+                token=token,
+                user=user,
+                name=hello.name,
+                server_time=time.time(),
+                rooms=held,
+                max_frame=self.settings.max_frame,
+            )
+        )
+
+    async def on_ping(self, ping: Ping) -> None:
+        self.send(Pong(ref=ping.id, client_time=ping.client_time, server_time=time.time()))
+
+    async def on_watch_lobby(self, request: WatchLobby) -> None:
+        self.hub.lobby.add(self)
+        self.send(RoomList(ref=request.id, rooms=tuple(self.hub.summaries())))
+
+    async def on_unwatch_lobby(self, request: UnwatchLobby) -> None:
+        self.hub.lobby.discard(self)
+        self.send(Ok(ref=request.id))
+
+    async def on_list_rooms(self, request: ListRooms) -> None:
+        self.send(RoomList(ref=request.id, rooms=tuple(self.hub.summaries(request.game))))
+
+    async def on_create_room(self, request: CreateRoom) -> None:
+        room = await self.hub.create_room(self, request)
+        self.send(
+            RoomCreated(ref=request.id, room=room.id, code=room.code, commitment=room.commitment)
+        )
+        await self._enter(room, lambda: room.watch(self, room.code))
+        if all(seat.kind == "bot" for seat in room.seats):
+            await room.call(lambda: room.begin(None))
+
+    def _room(self, room_id: str) -> Room:
+        return self.hub.room(room_id)
+
+    async def _enter(self, room: Room, work: Callable[[], Awaitable[None]]) -> None:
+        """Run a join or watch, knowing the room from the start (its snapshot comes first)."""
+        known = room.id in self.rooms
+        self.rooms[room.id] = room
+        try:
+            await room.call(work)
+        except Refused:
+            if not known:
+                self.rooms.pop(room.id, None)
+            raise
+
+    async def on_join_seat(self, request: JoinSeat) -> None:
+        room = self._room(request.room)
+        await self._enter(room, lambda: room.join(self, request.seat, request.code))
+        self.send(Ok(ref=request.id, room=room.id))
+
+    async def on_watch_room(self, request: WatchRoom) -> None:
+        room = self._room(request.room)
+        await self._enter(room, lambda: room.watch(self, request.code))
+        self.send(Ok(ref=request.id, room=room.id))
+
+    def _in(self, room_id: str) -> Room:
+        room = self.rooms.get(room_id)
+        if room is None:
+            raise Refused(ErrorCode.NOT_IN_ROOM, f"Join or watch room {room_id!r} first.")
+        return room
+
+    async def on_ready(self, request: Ready) -> None:
+        room = self._in(request.room)
+        await room.call(lambda: room.ready(self, request.ready))
+        self.send(Ok(ref=request.id, room=room.id))
+
+    async def on_leave(self, request: Leave) -> None:
+        room = self._in(request.room)
+        await room.call(lambda: room.leave(self))
+        self.rooms.pop(room.id, None)
+        self.send(Ok(ref=request.id, room=room.id))
+
+    async def on_start(self, request: Start) -> None:
+        room = self._in(request.room)
+        await room.call(lambda: room.begin(self))
+        self.send(Ok(ref=request.id, room=room.id))
+
+    async def on_kick(self, request: Kick) -> None:
+        room = self._in(request.room)
+        await room.call(lambda: room.kick(self, request.seat))
+        self.send(Ok(ref=request.id, room=room.id))
+
+    async def on_rematch(self, request: Rematch) -> None:
+        room = self._in(request.room)
+        new = await self.hub.rematch(self, room)
+        self.send(Ok(ref=request.id, room=new.id))
+
+    async def on_act(self, request: Act) -> None:
+        """A game command. Every refusal, the room's (stale, not seated...) as well as the
+        rules', is answered with ``rejected``; ``error`` is for malformed messages only."""
+        try:
+            room = self._in(request.room)
+            seat = room.seat_of(self.user)
+            if seat is None:
+                raise Refused(ErrorCode.NOT_SEATED, "Spectators cannot act; join a seat to play.")
+            await room.call(lambda: room.act(self, seat, request.command, request.id, request.seq))
+        except Refused as refusal:
+            self.hub.metrics.rejections.labels(refusal.code).inc()
+            self.send(
+                CommandRejected(
+                    ref=request.id, room=request.room, code=refusal.code, message=refusal.message
+                )
+            )
+
+    async def on_resume(self, request: Resume) -> None:
+        room = self._room(request.room)
+        known = room.seat_of(self.user) is not None or room.id in self.rooms
+        if room.private and not known and request.code != room.code:
+            raise Refused(ErrorCode.BAD_CODE, "This private room needs its code.")
+        await self._enter(room, lambda: room.resume(self, request.seq, request.epoch, request.id))
+
+    async def on_chat_send(self, request: ChatSend) -> None:
+        room = self._in(request.room)
+        await room.call(lambda: room.chat(self, request.text))
+        self.send(Ok(ref=request.id, room=room.id))
+
+    async def on_mute(self, request: Mute) -> None:
+        if request.muted:
+            self.muted.add(request.user)
+        else:
+            self.muted.discard(request.user)
+        self.send(Ok(ref=request.id))
+
+    def _replay_state(self, replay_id: str, replay: Replay, ref: int | None) -> None:
+        self.send(
+            ReplayState(
+                ref=ref,
+                replay=replay_id,
+                room=replay.row.id,
+                position=replay.position,
+                length=replay.length,
+                viewer=replay.viewer,
+                view=replay.view(),
+            )
+        )
+
+    def _replay(self, replay_id: str) -> Replay:
+        replay = self.replays.get(replay_id)
+        if replay is None:
+            raise Refused(ErrorCode.NO_SUCH_ROOM, f"No open replay {replay_id!r}.")
+        return replay
+
+    async def on_open_replay(self, request: OpenReplay) -> None:
+        replay = Replay(self.hub.store, request.room, request.viewer)
+        replay_id = f"p{len(self.replays) + 1}"
+        while replay_id in self.replays:
+            replay_id += "x"
+        self.replays[replay_id] = replay
+        self._replay_state(replay_id, replay, request.id)
+
+    async def on_replay_step(self, request: ReplayStep) -> None:
+        replay = self._replay(request.replay)
+        replay.seek(replay.position + request.steps)
+        self._replay_state(request.replay, replay, request.id)
+
+    async def on_replay_seek(self, request: ReplaySeek) -> None:
+        replay = self._replay(request.replay)
+        replay.seek(request.position)
+        self._replay_state(request.replay, replay, request.id)
+
+    async def on_replay_viewer(self, request: ReplayViewer) -> None:
+        replay = self._replay(request.replay)
+        replay.look_as(request.viewer)
+        self._replay_state(request.replay, replay, request.id)
+
+    async def on_close_replay(self, request: CloseReplay) -> None:
+        self.replays.pop(request.replay, None)
+        self.send(Ok(ref=request.id))
+
+    async def on_bye(self, request: Bye) -> None:
+        """The client is leaving; the read loop ends once this returns."""
+
+
+_HANDLERS: dict[type[Message], Callable[[Client, Any], Awaitable[None]]] = {
+    Hello: Client.on_hello,
+    Ping: Client.on_ping,
+    WatchLobby: Client.on_watch_lobby,
+    UnwatchLobby: Client.on_unwatch_lobby,
+    ListRooms: Client.on_list_rooms,
+    CreateRoom: Client.on_create_room,
+    JoinSeat: Client.on_join_seat,
+    WatchRoom: Client.on_watch_room,
+    Ready: Client.on_ready,
+    Leave: Client.on_leave,
+    Start: Client.on_start,
+    Kick: Client.on_kick,
+    Rematch: Client.on_rematch,
+    Act: Client.on_act,
+    Resume: Client.on_resume,
+    ChatSend: Client.on_chat_send,
+    Mute: Client.on_mute,
+    OpenReplay: Client.on_open_replay,
+    ReplayStep: Client.on_replay_step,
+    ReplaySeek: Client.on_replay_seek,
+    ReplayViewer: Client.on_replay_viewer,
+    CloseReplay: Client.on_close_replay,
+    Bye: Client.on_bye,
+}
+
+
+class LuminServer:
+    """The whole server: store, hub, websocket endpoint and HTTP routes."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.metrics = Metrics()
+        self.store = EventStore(settings.database, settings.durability)
+        self.hub = Hub(settings, self.store, self.metrics)
+        self.server: Server | None = None
+        self._housekeeping: asyncio.Task[None] | None = None
+        self.recovered = 0
+
+    def origins(self) -> set[str]:
+        """Allowed Origin headers: the configured ones, or else the server's own address.
+        Clients that send no Origin (bots, terminal clients) are not browsers and may connect."""
+        if self.settings.origins:
+            return set(self.settings.origins)
+        hosts = (self.settings.host, "localhost", "127.0.0.1")
+        return {f"http://{host}:{self.port}" for host in hosts}
+
+    async def start(self) -> None:
+        """Rebuild rooms from the log, then listen."""
+        started = time.perf_counter()
+        self.recovered = self.hub.recover()
+        self.hub.start_recovered()
+        log.info("recovered", rooms=self.recovered, seconds=round(time.perf_counter() - started, 3))
+        self.server = await serve(
+            self._connection,
+            self.settings.host,
+            self.settings.port,
+            process_request=self._http,
+            max_size=max(self.settings.max_frame * 4, 1 << 20),
+            max_queue=64,
+            ping_interval=20,
+            ping_timeout=20,
+            server_header="Lumin",
+        )
+        self._housekeeping = asyncio.create_task(self.hub.housekeeping())
+        log.info("listening", host=self.settings.host, port=self.port)
+
+    @property
+    def port(self) -> int:
+        assert self.server is not None
+        return int(self.server.sockets[0].getsockname()[1])
+
+    async def _connection(self, socket: Socket) -> None:
+        client = Client(socket, self.hub, self.settings)
+        self.metrics.connections.inc()
+        structlog.contextvars.bind_contextvars(connection=socket.id.hex[:8])
+        try:
+            await client.serve()
+        finally:
+            self.metrics.connections.dec()
+
+    def _http(self, connection: Socket, request: Request) -> Response | None:
+        path = request.path.split("?", 1)[0]
+        if path == "/ws":
+            origin = request.headers.get("Origin")
+            if origin is not None and origin not in self.origins():
+                body = f"Origin {origin} is not allowed to open a Lumin connection.\n"
+                return _response(HTTPStatus.FORBIDDEN, body.encode(), "text/plain")
+            return None
+        if path == "/healthz":
+            body = json.dumps(
+                {"status": "ok", "rooms": len(self.hub.rooms), "epoch": self.hub.epoch}
+            )
+            return _response(HTTPStatus.OK, body.encode(), "application/json")
+        if path == "/metrics":
+            return _response(HTTPStatus.OK, self.metrics.render(), "text/plain; version=0.0.4")
+        if path.startswith("/rooms/") and path.endswith("/log"):
+            return self._log(path.split("/")[2])
+        return self._static(path)
+
+    def _log(self, room_id: str) -> Response:
+        row = self.store.room(room_id)
+        if row is None or row.status != "finished":
+            return _response(HTTPStatus.NOT_FOUND, b"no finished game with that id\n", "text/plain")
+        document = log_document(row, list(self.store.records(room_id)))
+        return _response(HTTPStatus.OK, json.dumps(document).encode(), "application/json")
+
+    def _static(self, path: str) -> Response:
+        root = self.settings.static
+        if root is None or not root.is_dir():
+            return _response(HTTPStatus.NOT_FOUND, b"not found\n", "text/plain")
+        base = root.resolve()
+        target = (base / path.lstrip("/")).resolve()
+        if not target.is_relative_to(base):
+            return _response(HTTPStatus.NOT_FOUND, b"not found\n", "text/plain")
+        if target.is_dir():
+            target = target / "index.html"
+        if not target.is_file():
+            target = base / "index.html"  # the browser client routes its own paths
+            if not target.is_file():
+                return _response(HTTPStatus.NOT_FOUND, b"not found\n", "text/plain")
+        kind = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
+        return _response(HTTPStatus.OK, target.read_bytes(), kind)
+
+    async def stop(self) -> None:
+        """Graceful shutdown: stop accepting, finish appends, close connections with 1001."""
+        if self._housekeeping is not None:
+            self._housekeeping.cancel()
+        if self.server is not None:
+            self.server.close(close_connections=False)
+        for room in list(self.hub.rooms.values()):
+            await room.stop()
+        if self.server is not None:
+            for socket in list(self.server.connections):
+                with contextlib.suppress(Exception):
+                    await socket.close(1001, "going away")
+            await self.server.wait_closed()
+        await asyncio.to_thread(self.store.close)
+
+
+def _response(status: HTTPStatus, body: bytes, kind: str) -> Response:
+    headers = Headers(
+        [("Content-Type", kind), ("Content-Length", str(len(body))), ("Cache-Control", "no-cache")]
+    )
+    return Response(status.value, status.phrase, headers, body)
+
+
+async def run(settings: Settings, ready: Callable[[LuminServer], None] | None = None) -> None:
+    """Run until SIGTERM or SIGINT, then shut down gracefully."""
+    server = LuminServer(settings)
+    await server.start()
+    if ready is not None:
+        ready(server)
+    stop = asyncio.get_running_loop().create_future()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        asyncio.get_running_loop().add_signal_handler(
+            sig, lambda: stop.done() or stop.set_result(None)
+        )
+    await stop
+    log.info("shutting_down")
+    await server.stop()

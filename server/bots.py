@@ -1,0 +1,181 @@
+"""Bots at the table: bot seats, stand-ins for absent players, and the turn clock.
+
+A bot seat is a task that reads its seat's view and legal commands from the room, asks the
+engine's bot for an action, waits until the action's moment (plus a human-like delay for
+turn-based moves) and sends the command down the same path as a human's. A seated person who
+has been disconnected past the grace period gets a stand-in bot until they return; with a turn
+clock, a connected person who takes too long has one move made for them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from typing import TYPE_CHECKING
+
+import structlog
+
+from engine.core import Bot, chance, expand_legal, to_wire
+
+if TYPE_CHECKING:
+    from server.hub import Hub
+    from server.room import Room
+
+__all__ = ["BotSeats"]
+
+log = structlog.get_logger("lumin.bots")
+
+
+class _Driver:
+    """One bot playing one seat of one room."""
+
+    def __init__(self, room: Room, seat: int, kind: str, delay: float, once: bool = False) -> None:
+        self.room = room
+        self.seat = seat
+        self.kind = kind
+        self.delay = delay
+        self.once = once
+        rng = random.Random(chance(room.seed, f"bot{seat}:{kind}").random())
+        self.bot: Bot = room.game.bots[kind](room.game, seat, rng)
+        self.changed = asyncio.Event()
+        self.changed.set()
+        self.task = asyncio.create_task(self._run(), name=f"bot-{room.id}-{seat}")
+
+    async def _run(self) -> None:
+        structlog.contextvars.bind_contextvars(room=self.room.id, seat=self.seat, bot=self.kind)
+        room = self.room
+        refusals = 0
+        while room.status == "playing" and not room.closed:
+            await self.changed.wait()
+            self.changed.clear()
+            options = expand_legal(room.game, room.legal.get(self.seat, []))
+            if not options:
+                continue
+            now = time.time()
+            action = self.bot.act(room.views[self.seat], options, now)
+            if action is None:
+                continue
+            wait = max(0.0, action.at - now) or self.delay
+            if wait > 0:
+                try:
+                    await asyncio.wait_for(self.changed.wait(), wait)
+                    continue  # the room moved on while we waited: look again
+                except TimeoutError:
+                    pass
+            data = to_wire(action.command)
+            refusal = await room.call(lambda data=data: room.act(None, self.seat, data))  # type: ignore[misc]
+            if refusal is not None:
+                refusals += 1
+                log.info("bot_refused", code=refusal.code, refusals=refusals)
+                if refusals >= 3:  # the bot insists on a refused move: wait for a change
+                    refusals = 0
+                    continue
+                self.changed.set()
+            else:
+                refusals = 0
+                if self.once:
+                    return
+
+    def stop(self) -> None:
+        self.task.cancel()
+
+
+class BotSeats:
+    """Every bot task of the server, by room and seat."""
+
+    def __init__(self, hub: Hub) -> None:
+        self.hub = hub
+        self.drivers: dict[tuple[str, int], _Driver] = {}
+        self.grace: dict[tuple[str, int], asyncio.TimerHandle] = {}
+        self.clocks: dict[tuple[str, int], tuple[int, asyncio.TimerHandle]] = {}
+
+    def _start(self, room: Room, seat: int, kind: str, once: bool = False) -> None:
+        key = (room.id, seat)
+        if key in self.drivers and not self.drivers[key].task.done():
+            return
+        self.drivers[key] = _Driver(room, seat, kind, self.hub.settings.bot_delay, once)
+
+    def start_room(self, room: Room) -> None:
+        """Start a task for every bot seat of a room that is playing."""
+        for seat, slot in enumerate(room.seats):
+            if slot.kind == "bot" and slot.bot is not None:
+                self._start(room, seat, slot.bot)
+
+    def stop_seat(self, room: Room, seat: int) -> None:
+        """Stop whatever bot plays ``seat`` (a human took it over or came back)."""
+        driver = self.drivers.pop((room.id, seat), None)
+        if driver is not None:
+            driver.stop()
+
+    def stop_room(self, room: Room) -> None:
+        """Stop every bot task and timer of a room."""
+        for key in [k for k in self.drivers if k[0] == room.id]:
+            self.drivers.pop(key).stop()
+        for key in [k for k in self.grace if k[0] == room.id]:
+            self.grace.pop(key).cancel()
+        for key in [k for k in self.clocks if k[0] == room.id]:
+            self.clocks.pop(key)[1].cancel()
+
+    def poke(self, room: Room) -> None:
+        """The room changed: wake its bots and arm the turn clock of whoever must move."""
+        for (room_id, _), driver in self.drivers.items():
+            if room_id == room.id:
+                driver.changed.set()
+        limit = room.meta.get("turn_clock")
+        if not limit:
+            return
+        for seat, slot in enumerate(room.seats):
+            key = (room.id, seat)
+            driver = self.drivers.get(key)
+            if slot.kind != "human" or (driver is not None and not driver.task.done()):
+                continue
+            since = room.legal_since.get(seat, 0)
+            armed = self.clocks.get(key)
+            if not room.legal.get(seat):
+                if armed is not None:
+                    armed[1].cancel()
+                    del self.clocks[key]
+                continue
+            if armed is not None and armed[0] == since:
+                continue
+            if armed is not None:
+                armed[1].cancel()
+            handle = asyncio.get_running_loop().call_later(
+                float(limit), self._clock_ran_out, room, seat, since
+            )
+            self.clocks[key] = (since, handle)
+
+    def _clock_ran_out(self, room: Room, seat: int, since: int) -> None:
+        self.clocks.pop((room.id, seat), None)
+        if (
+            room.status == "playing"
+            and room.legal_since.get(seat) == since
+            and room.legal.get(seat)
+        ):
+            log.info("turn_clock_ran_out", room=room.id, seat=seat)
+            self._start(room, seat, room.game.default_bot, once=True)
+
+    def human_gone(self, room: Room, seat: int) -> None:
+        """Start the grace period of a disconnected seated person."""
+        key = (room.id, seat)
+        if key in self.grace or key in self.drivers:
+            return
+        self.grace[key] = asyncio.get_running_loop().call_later(
+            self.hub.settings.grace, self._grace_over, room, seat
+        )
+
+    def _grace_over(self, room: Room, seat: int) -> None:
+        self.grace.pop((room.id, seat), None)
+        if room.status == "playing" and not room.closed:
+            log.info("stand_in_bot", room=room.id, seat=seat)
+            self._start(room, seat, room.game.default_bot)
+
+    def human_back(self, room: Room, seat: int) -> None:
+        """A seated person is back: cancel their grace period and any stand-in bot."""
+        key = (room.id, seat)
+        handle = self.grace.pop(key, None)
+        if handle is not None:
+            handle.cancel()
+        if room.seats[seat].kind == "human":
+            self.stop_seat(room, seat)

@@ -1,0 +1,320 @@
+"""The hub: every room of the server, the lobby and its watchers, identities, and the store.
+
+The hub creates rooms, rebuilds unfinished ones from the log when the server starts, tells
+lobby watchers about changes (coalesced, at most every 50 ms), expires idle waiting rooms and
+deletes finished games past the retention period.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import secrets
+import time
+from collections.abc import Coroutine
+from typing import Any
+
+import structlog
+
+from engine.core import Game, Outcome, Rejected, validate_options, validate_seat_choices
+from engine.registry import game_ids, get_game
+from protocol.codec import encode
+from protocol.errors import ErrorCode
+from protocol.fairness import commit
+from protocol.messages import CreateRoom, LobbyUpdate, RematchCreated, RoomSummary
+from server.bots import BotSeats
+from server.config import Settings
+from server.metrics import Metrics
+from server.room import Peer, Refused, Room, Seat, room_code
+from server.store import EventStore, RoomRow
+
+__all__ = ["Hub"]
+
+log = structlog.get_logger("lumin.hub")
+
+
+class Hub:
+    """See the module docstring."""
+
+    def __init__(self, settings: Settings, store: EventStore, metrics: Metrics) -> None:
+        self.settings = settings
+        self.store = store
+        self.metrics = metrics
+        #: Changes on every start: a client's delta history from another epoch is void.
+        self.epoch = secrets.token_hex(8)
+        self.rooms: dict[str, Room] = {}
+        self.lobby: set[Peer] = set()
+        self.bots = BotSeats(self)
+        self._dirty: set[str] = set()
+        self._removed: set[str] = set()
+        self._flush: asyncio.TimerHandle | None = None
+        self._names: dict[str, str] = {}
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    def spawn(self, work: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
+        """Run ``work`` in the background, holding a reference until it is done; a failure is
+        logged, never lost."""
+        task = asyncio.ensure_future(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._task_done)
+        return task
+
+    def _task_done(self, task: asyncio.Task[Any]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            error = task.exception()
+            if not isinstance(error, Refused):
+                log.error("background_task_failed", error=repr(error))
+
+    # -- identities -----------------------------------------------------------------------------
+
+    def identify(self, name: str, token: str | None) -> tuple[str, str, bool]:
+        """The person behind a hello: ``(user id, token, known)``.
+
+        A known token reclaims its identity (and so its seats), even after a restart or from
+        another machine; an unknown or missing one gets a fresh identity and token. The store
+        keeps only each token's SHA-256, never the token."""
+        if token:
+            digest = hashlib.sha256(token.encode()).hexdigest()
+            if self.store.identity(digest) is not None or digest in self._names:
+                self._names[digest] = name
+                return "u" + digest[:16], token, True
+        token = secrets.token_urlsafe(24)
+        digest = hashlib.sha256(token.encode()).hexdigest()
+        self._names[digest] = name
+        self.store.save_identity(digest, name, time.time())
+        return "u" + digest[:16], token, False
+
+    # -- rooms ----------------------------------------------------------------------------------
+
+    async def create_room(self, peer: Peer, request: CreateRoom) -> Room:
+        """A new waiting room from a ``create_room`` request; its creator is the host."""
+        if request.game not in game_ids():
+            raise Refused(ErrorCode.UNKNOWN_GAME, f"Lumin hosts {', '.join(game_ids())}.")
+        game = get_game(request.game)
+        try:
+            options = validate_options(game, request.options)
+        except Rejected as error:
+            raise Refused(ErrorCode.BAD_OPTION, error.message) from None
+        counts = game.seat_counts(options)
+        if len(request.seats) not in counts:
+            raise Refused(
+                ErrorCode.BAD_SEATS,
+                f"{game.name} takes {counts.start} to {counts.stop - 1} seats with these options.",
+            )
+        seats = []
+        for n, choice in enumerate(request.seats):
+            try:
+                choices = validate_seat_choices(game, choice.choices)
+            except Rejected as error:
+                raise Refused(ErrorCode.BAD_OPTION, f"Seat {n}: {error.message}") from None
+            if choice.kind == "bot":
+                kind = choice.bot or game.default_bot
+                if kind not in game.bots:
+                    raise Refused(
+                        ErrorCode.BAD_OPTION,
+                        f"Seat {n}: {game.name} has bots {', '.join(game.bots)}, not {kind!r}.",
+                    )
+                seats.append(Seat("bot", choice.name or f"{kind} bot", None, kind, choices, True))
+            else:
+                seats.append(Seat("open", None, None, None, choices, False))
+        if request.sit is not None:
+            if not 0 <= request.sit < len(seats) or seats[request.sit].kind != "open":
+                raise Refused(ErrorCode.NO_SUCH_SEAT, f"Seat {request.sit} is not a human seat.")
+            seats[request.sit] = Seat(
+                "human", peer.name, peer.user, None, seats[request.sit].choices
+            )
+        meta: dict[str, Any] = {}
+        if request.turn_clock:
+            meta["turn_clock"] = float(request.turn_clock)
+        room = self._build(game, options, seats, peer.user, request.private, meta)
+        await self.store.create_room(self._row(room))
+        self._register(room)
+        return room
+
+    def _build(
+        self,
+        game: Game,
+        options: dict[str, Any],
+        seats: list[Seat],
+        host: str | None,
+        private: bool,
+        meta: dict[str, Any],
+    ) -> Room:
+        seed, salt = secrets.token_bytes(16), secrets.token_bytes(16)
+        row = RoomRow(
+            id="r" + secrets.token_hex(5),
+            game=game.id,
+            options=options,
+            seats=[seat.to_wire() for seat in seats],
+            seed=seed,
+            salt=salt,
+            commitment=commit(seed, salt),
+            private=private,
+            code=room_code() if private else None,
+            host=host,
+            status="waiting",
+            created=time.time(),
+            started=None,
+            finished=None,
+            meta=meta,
+        )
+        return Room(self, row, game)
+
+    @staticmethod
+    def _row(room: Room) -> RoomRow:
+        return RoomRow(
+            id=room.id,
+            game=room.game.id,
+            options=room.options,
+            seats=[seat.to_wire() for seat in room.seats],
+            seed=room.seed,
+            salt=room.salt,
+            commitment=room.commitment,
+            private=room.private,
+            code=room.code,
+            host=room.host,
+            status=room.status,
+            created=room.created,
+            started=room.started,
+            finished=room.finished,
+            meta=room.meta,
+        )
+
+    def _register(self, room: Room) -> None:
+        self.rooms[room.id] = room
+        room.on_change.append(self.room_changed)
+        room.start_task()
+        self.room_changed(room)
+
+    def room(self, room_id: str) -> Room:
+        """A room in memory, or ``no_such_room``."""
+        room = self.rooms.get(room_id)
+        if room is None:
+            raise Refused(ErrorCode.NO_SUCH_ROOM, f"There is no live room {room_id!r}.")
+        return room
+
+    async def rematch(self, peer: Peer, room: Room) -> Room:
+        """A new room with the same game, options and seats (people not ready yet)."""
+        if room.status != "finished":
+            raise Refused(ErrorCode.NOT_FINISHED, "A rematch follows a finished game.")
+        seats = [
+            Seat(s.kind, s.name, s.user, s.bot, dict(s.choices), s.kind == "bot")
+            for s in room.seats
+        ]
+        new = self._build(room.game, room.options, seats, peer.user, room.private, dict(room.meta))
+        await self.store.create_room(self._row(new))
+        self._register(new)
+        frame = encode(RematchCreated(room=room.id, new_room=new.id))
+        for other in room.peers:
+            other.send_frame(frame)
+        return new
+
+    def recover(self) -> int:
+        """Rebuild every waiting and playing room from the store (server start); returns how
+        many were rebuilt. A room whose log cannot be replayed is marked broken and skipped."""
+        count = 0
+        for row in self.store.rooms(["waiting", "playing"]):
+            try:
+                game = get_game(row.game)
+                room = Room(self, row, game)
+                if row.status == "playing":
+                    room.restore(list(self.store.records(row.id)))
+            except Exception:
+                log.exception("recover_failed", room=row.id)
+                self.store.update_room(row.id, status="broken")
+                continue
+            self._register(room)
+            count += 1
+        return count
+
+    def start_recovered(self) -> None:
+        """Set bots and timers going in recovered rooms (inside the running loop)."""
+        for room in self.rooms.values():
+            if room.status == "playing":
+                self.bots.start_room(room)
+                room._after_change()
+
+    # -- lobby ----------------------------------------------------------------------------------
+
+    def listed(self, room: Room) -> bool:
+        return not room.private and not room.closed
+
+    def summaries(self, game: str | None = None) -> list[RoomSummary]:
+        """Every public room in memory (optionally of one game), newest first."""
+        rooms = sorted(self.rooms.values(), key=lambda r: r.created, reverse=True)
+        return [
+            r.summary() for r in rooms if self.listed(r) and (game is None or r.game.id == game)
+        ]
+
+    def room_changed(self, room: Room) -> None:
+        """Queue a lobby update for ``room``."""
+        if room.closed or room.private:
+            return
+        self._dirty.add(room.id)
+        self._schedule()
+
+    def _schedule(self) -> None:
+        if self._flush is None:
+            self._flush = asyncio.get_running_loop().call_later(0.05, self._send_lobby)
+
+    def _send_lobby(self) -> None:
+        self._flush = None
+        changed = [self.rooms[r].summary() for r in self._dirty if r in self.rooms]
+        update = LobbyUpdate(rooms=tuple(changed), removed=tuple(sorted(self._removed)))
+        self._dirty.clear()
+        self._removed.clear()
+        if not self.lobby or (not update.rooms and not update.removed):
+            return
+        frame = encode(update)
+        for peer in self.lobby:
+            peer.send_frame(frame)
+        self._gauge()
+
+    def _gauge(self) -> None:
+        counts = {"waiting": 0, "playing": 0, "finished": 0}
+        for room in self.rooms.values():
+            counts[room.status if room.status in counts else "finished"] += 1
+        for state, value in counts.items():
+            self.metrics.rooms.labels(state).set(value)
+
+    def room_closed(self, room: Room) -> None:
+        """Forget a closed room and tell the lobby."""
+        self.rooms.pop(room.id, None)
+        if not room.private:
+            self._removed.add(room.id)
+            self._schedule()
+
+    def game_finished(self, room: Room, outcome: Outcome) -> None:
+        """Keep a Flash 8 solo result among the high scores."""
+        score = outcome.details.get("score")
+        rank = outcome.details.get("rank")
+        if room.game.id == "flash8" and isinstance(score, int) and isinstance(rank, str):
+            player = room.seats[0].name or "Player"
+            self.store.add_high_score(player, score, rank, room.id, time.time())
+
+    # -- housekeeping ---------------------------------------------------------------------------
+
+    async def housekeeping(self, every: float = 30.0) -> None:
+        """Forever: expire idle waiting rooms, unload finished rooms nobody watches, and delete
+        finished games older than the retention period."""
+        while True:
+            await asyncio.sleep(every)
+            self.sweep(time.time())
+
+    def sweep(self, now: float) -> None:
+        """One housekeeping pass (see :meth:`housekeeping`)."""
+        for room in list(self.rooms.values()):
+            idle = now - room.touched
+            if room.status == "waiting" and not room.peers and idle > self.settings.idle_expiry:
+                log.info("room_expired", room=room.id)
+                self.store.update_room(room.id, status="expired")
+                self.spawn(room.call(lambda room=room: room._close("expired")))  # type: ignore[misc]
+            elif room.status == "finished" and not room.peers and idle > 600:
+                self.rooms.pop(room.id, None)
+                self.spawn(room.stop())
+        cutoff = now - self.settings.retention_days * 86400
+        for row in self.store.rooms(["finished", "expired", "broken"]):
+            ended = row.finished or row.created
+            if ended < cutoff:
+                self.store.delete_room(row.id)

@@ -1,0 +1,676 @@
+"""A room: one asyncio task that owns a game, its seats, its log and its viewers.
+
+Everything that changes a room runs inside the room's task, one request at a time, so a room
+never needs a lock: connections hand it requests with :meth:`Room.call` and await the answer.
+A game command is decided by the engine, its record appended to the store and committed, and
+only then applied, acknowledged and turned into one delta per viewer (each seat's own view,
+and one public view shared by every spectator).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import secrets
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+
+import attrs
+import structlog
+
+from engine.core import (
+    Command,
+    Event,
+    Game,
+    Rejected,
+    SeatSpec,
+    chance,
+    from_wire,
+    outcome_to_wire,
+    to_wire,
+)
+from protocol.codec import encode
+from protocol.delta import diff
+from protocol.errors import ErrorCode
+from protocol.messages import (
+    ChatMessage,
+    CommandAccepted,
+    CommandRejected,
+    Delta,
+    GameOver,
+    Kicked,
+    Message,
+    Ok,
+    OutcomeInfo,
+    RoomClosed,
+    RoomSummary,
+    RoomUpdate,
+    SeatInfo,
+    Snapshot,
+)
+from server.store import Record, RoomRow
+
+if TYPE_CHECKING:
+    from server.hub import Hub
+
+__all__ = ["Peer", "Refused", "Room", "Seat"]
+
+log = structlog.get_logger("lumin.room")
+
+T = TypeVar("T")
+
+
+class Refused(Exception):
+    """A request the room will not honour, with a protocol error code and a sentence."""
+
+    def __init__(self, code: ErrorCode | str, message: str) -> None:
+        super().__init__(message)
+        self.code = code.value if isinstance(code, ErrorCode) else code
+        self.message = message
+
+
+class Peer(Protocol):
+    """One client connection as a room sees it."""
+
+    user: str
+    name: str
+    muted: set[str]
+
+    def send(self, message: Message) -> None:
+        """Queue a message for this client (never blocks)."""
+        ...
+
+    def send_frame(self, frame: bytes) -> None:
+        """Queue an already encoded frame for this client (never blocks)."""
+        ...
+
+
+@attrs.define
+class Seat:
+    """One seat: open, held by a human (``user``) or played by a bot (``bot``)."""
+
+    kind: str = "open"  # "open", "human" or "bot"
+    name: str | None = None
+    user: str | None = None
+    bot: str | None = None
+    choices: dict[str, Any] = attrs.field(factory=dict)
+    ready: bool = False
+
+    def to_wire(self) -> dict[str, Any]:
+        return attrs.asdict(self)
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> Seat:
+        return cls(**data)
+
+
+@attrs.define
+class _Chatter:
+    """A person's recent chat times, for the rate limit."""
+
+    times: collections.deque[float] = attrs.field(factory=lambda: collections.deque(maxlen=64))
+
+
+class Room:
+    """See the module docstring. Built by the :class:`~server.hub.Hub`, which owns every room."""
+
+    def __init__(self, hub: Hub, row: RoomRow, game: Game) -> None:
+        self.hub = hub
+        self.id = row.id
+        self.game = game
+        self.options: dict[str, Any] = dict(row.options)
+        self.seats = [Seat.from_wire(seat) for seat in row.seats]
+        self.seed = row.seed
+        self.salt = row.salt
+        self.commitment = row.commitment
+        self.private = row.private
+        self.code = row.code
+        self.host = row.host
+        self.status = row.status
+        self.created = row.created
+        self.started = row.started
+        self.finished = row.finished
+        self.meta: dict[str, Any] = dict(row.meta)
+        self.touched = time.time()
+        # The game, once started.
+        self.first: Any = None
+        self.state: Any = None
+        self.seq = 0
+        self.position = 0
+        # Viewers: every connection in the room, with the seat it sees (None: spectator).
+        self.peers: dict[Peer, int | None] = {}
+        self.views: dict[int | None, Any] = {}
+        self.legal: dict[int, list[dict[str, Any]]] = {}
+        self.legal_since: dict[int, int] = {}
+        self.history: collections.deque[tuple[int, dict[int | None, bytes]]] = collections.deque(
+            maxlen=hub.settings.history
+        )
+        self.chatters: dict[str, _Chatter] = {}
+        self._queue: asyncio.Queue[tuple[Callable[[], Awaitable[Any]], asyncio.Future[Any]]] = (
+            asyncio.Queue()
+        )
+        self._task: asyncio.Task[None] | None = None
+        self._timer: asyncio.TimerHandle | None = None
+        self.closed = False
+        self.on_change: list[Callable[[Room], None]] = []
+
+    # -- the room's task ------------------------------------------------------------------------
+
+    def start_task(self) -> None:
+        """Start draining requests; called once the room is registered."""
+        self._task = asyncio.create_task(self._run(), name=f"room-{self.id}")
+
+    async def _run(self) -> None:
+        structlog.contextvars.bind_contextvars(room=self.id, game=self.game.id)
+        while True:
+            work, answer = await self._queue.get()
+            if answer.cancelled():
+                continue
+            try:
+                result = await work()
+            except Refused as refusal:
+                if not answer.done():
+                    answer.set_exception(refusal)
+            except Exception as error:  # an engine or server bug stays in this room
+                log.exception("room_failure")
+                if not answer.done():
+                    answer.set_exception(Refused(ErrorCode.INTERNAL, "The room failed; see logs."))
+                if isinstance(error, _Broken):
+                    await self._close("internal_error")
+                    return
+            else:
+                if not answer.done():
+                    answer.set_result(result)
+
+    async def call(self, work: Callable[[], Awaitable[T]]) -> T:
+        """Run ``work`` inside the room's task, after whatever is already queued."""
+        if self.closed:
+            raise Refused(ErrorCode.NO_SUCH_ROOM, f"Room {self.id} is closed.")
+        answer: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+        self._queue.put_nowait((work, answer))
+        return await answer
+
+    async def stop(self) -> None:
+        """Stop the room's task (server shutdown): queued requests are not run."""
+        if self._timer is not None:
+            self._timer.cancel()
+        self.hub.bots.stop_room(self)
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+
+    # -- summaries ------------------------------------------------------------------------------
+
+    def summary(self) -> RoomSummary:
+        """What the lobby shows of this room."""
+        connected = {peer.user for peer in self.peers}
+        seats = tuple(
+            SeatInfo(
+                seat=n,
+                kind=seat.kind,  # type: ignore[arg-type]
+                name=seat.name,
+                user=seat.user,
+                bot=seat.bot,
+                choices=seat.choices,
+                ready=seat.ready,
+                connected=seat.kind == "bot" or (seat.user is not None and seat.user in connected),
+            )
+            for n, seat in enumerate(self.seats)
+        )
+        return RoomSummary(
+            room=self.id,
+            game=self.game.id,
+            options=self.options,
+            seats=seats,
+            state={"waiting": "waiting", "playing": "playing"}.get(self.status, "finished"),  # type: ignore[arg-type]
+            host=self.host,
+            spectators=sum(1 for viewer in self.peers.values() if viewer is None),
+            private=self.private,
+            commitment=self.commitment,
+            turn_clock=self.meta.get("turn_clock"),
+            created=self.created,
+        )
+
+    def seat_of(self, user: str) -> int | None:
+        """The seat ``user`` holds here, if any."""
+        for n, seat in enumerate(self.seats):
+            if seat.kind == "human" and seat.user == user:
+                return n
+        return None
+
+    def _changed(self) -> None:
+        """Tell the lobby and the room's viewers that seats or state changed."""
+        self.touched = time.time()
+        update = RoomUpdate(info=self.summary())
+        frame = encode(update)
+        for peer in self.peers:
+            peer.send_frame(frame)
+        for listener in self.on_change:
+            listener(self)
+
+    def _persist_seats(self) -> None:
+        self.hub.store.update_room(self.id, seats=[seat.to_wire() for seat in self.seats])
+
+    # -- joining, watching, leaving (waiting room and live) -------------------------------------
+
+    async def join(self, peer: Peer, seat: int, code: str | None) -> None:
+        """Seat ``peer``'s person at ``seat``: an open seat before the start, their own seat at
+        any time (a reconnect), or a bot seat at any time (a human takes it over)."""
+        self._check_code(code)
+        if not 0 <= seat < len(self.seats):
+            raise Refused(
+                ErrorCode.NO_SUCH_SEAT, f"Room {self.id} has seats 0-{len(self.seats) - 1}."
+            )
+        slot = self.seats[seat]
+        held = self.seat_of(peer.user)
+        if slot.kind == "human" and slot.user == peer.user:
+            pass  # reclaiming one's own seat
+        elif held is not None:
+            raise Refused(ErrorCode.SEAT_TAKEN, f"You already hold seat {held} here.")
+        elif slot.kind == "human":
+            raise Refused(ErrorCode.SEAT_TAKEN, f"Seat {seat} is held by {slot.name}.")
+        elif slot.kind == "open" and self.status != "waiting":
+            raise Refused(ErrorCode.ALREADY_STARTED, "The game has started; open seats are closed.")
+        elif self.status == "finished":
+            raise Refused(ErrorCode.ALREADY_STARTED, "The game is over.")
+        else:
+            was_bot = slot.kind == "bot"
+            slot.kind, slot.user, slot.name, slot.ready = "human", peer.user, peer.name, False
+            if was_bot:
+                slot.bot = None
+                self.hub.bots.stop_seat(self, seat)
+            self._persist_seats()
+        self.hub.bots.human_back(self, seat)
+        self.peers[peer] = seat
+        self._send_snapshot(peer, seat)
+        self._changed()
+
+    async def watch(self, peer: Peer, code: str | None) -> None:
+        """Let ``peer`` watch: a seated person sees their seat's view, others the public one."""
+        self._check_code(code)
+        seat = self.seat_of(peer.user)
+        self.peers[peer] = seat
+        if seat is not None:
+            self.hub.bots.human_back(self, seat)
+        self._send_snapshot(peer, seat)
+        self._changed()
+
+    def _check_code(self, code: str | None) -> None:
+        if self.private and code != self.code:
+            raise Refused(ErrorCode.BAD_CODE, "This private room needs its code.")
+
+    async def leave(self, peer: Peer) -> None:
+        """Before the start, free the person's seat; after it, only stop watching (the seat
+        stays theirs; a bot plays it once the grace period runs out)."""
+        seat = self.seat_of(peer.user)
+        self.peers.pop(peer, None)
+        if seat is not None and self.status == "waiting":
+            self.seats[seat] = Seat()
+            self._persist_seats()
+        elif seat is not None:
+            self.disconnected(peer.user, seat)
+        self._changed()
+
+    def detach(self, peer: Peer) -> None:
+        """A connection closed: forget it here (not a request, so it runs at once)."""
+        seat = self.peers.pop(peer, None)
+        if seat is not None and not self.closed:
+            self.disconnected(peer.user, seat)
+        if not self.closed:
+            self._changed()
+
+    def disconnected(self, user: str, seat: int) -> None:
+        """Start the grace period when the last connection of a seat's person is gone."""
+        if self.status != "playing":
+            return
+        if any(p.user == user for p in self.peers):
+            return
+        self.hub.bots.human_gone(self, seat)
+
+    async def ready(self, peer: Peer, ready: bool) -> None:
+        """Mark the person's seat ready (or not) before the start."""
+        seat = self._seated(peer)
+        if self.status != "waiting":
+            raise Refused(ErrorCode.ALREADY_STARTED, "The game has started.")
+        self.seats[seat].ready = ready
+        self._persist_seats()
+        self._changed()
+
+    def _seated(self, peer: Peer) -> int:
+        seat = self.seat_of(peer.user)
+        if seat is None:
+            raise Refused(ErrorCode.NOT_SEATED, "You hold no seat in this room.")
+        return seat
+
+    async def kick(self, peer: Peer, seat: int) -> None:
+        """The host frees a seat before the start."""
+        if peer.user != self.host:
+            raise Refused(ErrorCode.NOT_HOST, "Only the room's host may kick.")
+        if self.status != "waiting":
+            raise Refused(ErrorCode.ALREADY_STARTED, "Nobody can be kicked once the game starts.")
+        if not 0 <= seat < len(self.seats):
+            raise Refused(
+                ErrorCode.NO_SUCH_SEAT, f"Room {self.id} has seats 0-{len(self.seats) - 1}."
+            )
+        gone = self.seats[seat].user
+        self.seats[seat] = Seat()
+        self._persist_seats()
+        for other, viewer in list(self.peers.items()):
+            if other.user == gone and gone is not None:
+                other.send(Kicked(room=self.id, seat=seat))
+                if viewer == seat:
+                    self.peers[other] = None
+        self._changed()
+
+    # -- starting -------------------------------------------------------------------------------
+
+    async def begin(self, peer: Peer | None) -> None:
+        """Start the game (the host asks, or a room with no humans starts itself)."""
+        if peer is not None and peer.user != self.host:
+            raise Refused(ErrorCode.NOT_HOST, "Only the room's host may start the game.")
+        if self.status != "waiting":
+            raise Refused(ErrorCode.ALREADY_STARTED, "The game has already started.")
+        for n, seat in enumerate(self.seats):
+            if seat.kind == "open":
+                raise Refused(ErrorCode.NOT_READY, f"Seat {n} is still open.")
+            if seat.kind == "human" and not seat.ready and seat.user != self.host:
+                raise Refused(ErrorCode.NOT_READY, f"{seat.name} (seat {n}) is not ready.")
+        self.status = "playing"
+        self.started = time.time()
+        self._deal()
+        self.hub.store.update_room(self.id, status="playing", started=self.started)
+        for other, viewer in self.peers.items():
+            self._send_snapshot(other, viewer)
+        self._changed()
+        self.hub.bots.start_room(self)
+        self._after_change()
+
+    def _deal(self) -> None:
+        specs = [
+            SeatSpec(name=seat.name or f"Seat {n}", bot=seat.bot, choices=seat.choices)
+            for n, seat in enumerate(self.seats)
+        ]
+        self.first = self.game.setup(self.options, specs, chance(self.seed, "setup"))
+        self.state = self.first
+        self._refresh_views(record=False)
+
+    def restore(self, records: list[Record]) -> None:
+        """Rebuild a live room from its stored log (server start)."""
+        self._deal()
+        for record in records:
+            for data in record.events:
+                self.state = self.game.evolve(self.state, from_wire(self.game.events, data))
+            self.seq = record.seq
+            self.position = record.position + len(record.events)
+        self._refresh_views(record=False)
+
+    # -- playing --------------------------------------------------------------------------------
+
+    async def act(
+        self,
+        peer: Peer | None,
+        seat: int,
+        data: Mapping[str, Any],
+        ref: int | None = None,
+        seen: int | None = None,
+    ) -> Rejected | None:
+        """Decide one command from ``seat``: commit it, or answer the engine's refusal.
+
+        The sender (``peer``; bots have none) gets ``command_accepted`` once the record is
+        durable and the deltas are out, or ``command_rejected`` with the rule's code and
+        sentence, which is also returned. Raises :class:`Refused` for protocol-level refusals
+        (not started, stale).
+        """
+        started = time.perf_counter()
+        if self.status == "waiting":
+            raise Refused(ErrorCode.NOT_STARTED, "The game has not started yet.")
+        if seen is not None and seen < self.legal_since.get(seat, 0):
+            raise Refused(
+                ErrorCode.STALE,
+                f"Your legal commands changed at seq {self.legal_since[seat]};"
+                f" you acted on seq {seen}.",
+            )
+        now = time.time()
+        try:
+            command = from_wire(self.game.commands, data)
+            events = self.game.decide(
+                self.state, seat, command, now, chance(self.seed, self.position)
+            )
+        except Rejected as refusal:
+            self.hub.metrics.rejections.labels(refusal.code).inc()
+            if peer is not None:
+                peer.send(
+                    CommandRejected(
+                        ref=ref, room=self.id, code=refusal.code, message=refusal.message
+                    )
+                )
+            return refusal
+        await self._commit(seat, command, events, now)
+        if peer is not None:
+            peer.send(CommandAccepted(ref=ref, room=self.id, seq=self.seq))
+        self.hub.metrics.commands.labels(self.game.id).inc()
+        self.hub.metrics.latency.observe(time.perf_counter() - started)
+        return None
+
+    async def tick(self) -> None:
+        """Apply whatever the engine's clock says is due."""
+        if self.status != "playing":
+            return
+        now = time.time()
+        deadline = self.game.deadline(self.state)
+        if deadline is None or deadline > now:
+            self._arm()
+            return
+        events = self.game.tick(self.state, now, chance(self.seed, self.position))
+        await self._commit(None, None, events, now)
+
+    async def _commit(
+        self, seat: int | None, command: Command | None, events: list[Event], now: float
+    ) -> None:
+        """Append a record durably, then apply it and tell every viewer."""
+        record = Record(
+            seq=self.seq + 1,
+            position=self.position,
+            seat=seat,
+            command=None if command is None else to_wire(command),
+            at=now,
+            events=tuple(to_wire(event) for event in events),
+        )
+        appended = time.perf_counter()
+        await self.hub.store.append(self.id, record)
+        self.hub.metrics.append.observe(time.perf_counter() - appended)
+        try:
+            state = self.state
+            for event in events:
+                state = self.game.evolve(state, event)
+        except Exception as error:
+            raise _Broken("evolve failed on a committed record") from error
+        self.state = state
+        self.seq = record.seq
+        self.position += len(events)
+        self._refresh_views(record=True)
+        self._after_change()
+
+    def _after_change(self) -> None:
+        outcome = self.game.outcome(self.state)
+        if outcome is not None and self.status == "playing":
+            self._finish()
+            return
+        self._arm()
+        self.hub.bots.poke(self)
+
+    def _arm(self) -> None:
+        """Set the room's one timer for the engine's next deadline."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        deadline = self.game.deadline(self.state) if self.status == "playing" else None
+        if deadline is None:
+            return
+        delay = max(0.0, deadline - time.time())
+        loop = asyncio.get_running_loop()
+        self._timer = loop.call_later(delay, self._timer_fired)
+
+    def _timer_fired(self) -> None:
+        self._timer = None
+        if self.closed:
+            return
+        self.hub.spawn(self.call(self.tick))
+
+    def _finish(self) -> None:
+        self.status = "finished"
+        self.finished = time.time()
+        outcome = self.game.outcome(self.state)
+        assert outcome is not None
+        self.hub.store.update_room(self.id, status="finished", finished=self.finished)
+        self.hub.bots.stop_room(self)
+        wire = outcome_to_wire(outcome)
+        over = GameOver(
+            room=self.id,
+            outcome=OutcomeInfo(
+                ranks=tuple(wire["ranks"]),
+                scores=tuple(wire["scores"]),
+                winners=tuple(wire["winners"]),
+                reason=wire["reason"],
+                tiebreak=wire["tiebreak"],
+                details=wire["details"],
+            ),
+            seed=self.seed.hex(),
+            salt=self.salt.hex(),
+            commitment=self.commitment,
+        )
+        frame = encode(over)
+        for peer in self.peers:
+            peer.send_frame(frame)
+        self.hub.game_finished(self, outcome)
+        self._changed()
+
+    # -- views and deltas -----------------------------------------------------------------------
+
+    def _viewers(self) -> list[int | None]:
+        return [None, *range(len(self.seats))]
+
+    def _refresh_views(self, record: bool) -> None:
+        """Compute every viewer's view; with ``record``, send each viewer its delta."""
+        frames: dict[int | None, bytes] = {}
+        for viewer in self._viewers():
+            view = self.game.view(self.state, viewer)
+            legal: list[dict[str, Any]] | None = None
+            if viewer is not None:
+                fresh = self.game.legal(self.state, viewer)
+                if fresh != self.legal.get(viewer):
+                    self.legal[viewer] = fresh
+                    self.legal_since[viewer] = self.seq
+                    legal = fresh
+            if record:
+                ops = diff(self.views.get(viewer), view)
+                frames[viewer] = encode(
+                    Delta(
+                        room=self.id,
+                        base=self.seq - 1,
+                        seq=self.seq,
+                        ops=tuple(ops),
+                        legal=None if legal is None else tuple(legal),
+                    )
+                )
+            self.views[viewer] = view
+        if record:
+            self.history.append((self.seq, frames))
+            for peer, viewer in self.peers.items():
+                peer.send_frame(frames[viewer])
+
+    def snapshot(self, viewer: int | None, ref: int | None = None) -> Snapshot:
+        """The full view of ``viewer`` now."""
+        view = self.views.get(viewer) if self.status != "waiting" else None
+        legal = self.legal.get(viewer, []) if viewer is not None else []
+        return Snapshot(
+            ref=ref,
+            room=self.id,
+            epoch=self.hub.epoch,
+            seq=self.seq,
+            seat=viewer,
+            view=view,
+            legal=tuple(legal),
+        )
+
+    def _send_snapshot(self, peer: Peer, viewer: int | None, ref: int | None = None) -> None:
+        peer.send(self.snapshot(viewer, ref))
+
+    async def resume(self, peer: Peer, seen: int, epoch: str, ref: int | None) -> None:
+        """Send what ``peer`` missed since ``seen``: the kept deltas, or a snapshot when they
+        are gone or the client's history is from another epoch (a server restart)."""
+        seat = self.seat_of(peer.user)
+        self.peers[peer] = seat
+        if seat is not None:
+            self.hub.bots.human_back(self, seat)
+        kept = [(seq, frames) for seq, frames in self.history if seq > seen]
+        complete = (bool(kept) and kept[0][0] == seen + 1) or seen == self.seq
+        if epoch != self.hub.epoch or not complete or seen > self.seq:
+            self._send_snapshot(peer, seat, ref)
+        else:
+            for _, frames in kept:
+                peer.send_frame(frames[seat])
+            peer.send(Ok(ref=ref, room=self.id))
+        self._changed()
+
+    # -- chat -----------------------------------------------------------------------------------
+
+    async def chat(self, peer: Peer, text: str) -> None:
+        """Players talk to everyone in the room; spectators only to spectators."""
+        settings = self.hub.settings
+        text = text.strip()
+        if not text or len(text) > settings.chat_length:
+            raise Refused(
+                ErrorCode.CHAT_TOO_LONG,
+                f"A chat message has 1 to {settings.chat_length} characters.",
+            )
+        now = time.time()
+        chatter = self.chatters.setdefault(peer.user, _Chatter())
+        recent = [t for t in chatter.times if now - t < 10.0]
+        if len(recent) >= settings.chat_rate:
+            raise Refused(
+                ErrorCode.RATE_LIMITED, f"At most {settings.chat_rate} chat messages per 10 s."
+            )
+        chatter.times.append(now)
+        seat = self.seat_of(peer.user)
+        channel = "players" if seat is not None else "spectators"
+        message = ChatMessage(
+            room=self.id,
+            channel=channel,
+            user=peer.user,
+            name=peer.name,
+            seat=seat,
+            text=text,
+            server_time=now,
+        )
+        frame = encode(message)
+        for other, viewer in self.peers.items():
+            if peer.user in other.muted:
+                continue
+            if channel == "spectators" and viewer is not None:
+                continue
+            other.send_frame(frame)
+
+    # -- closing --------------------------------------------------------------------------------
+
+    async def _close(self, reason: str) -> None:
+        self.closed = True
+        if self._timer is not None:
+            self._timer.cancel()
+        self.hub.bots.stop_room(self)
+        frame = encode(RoomClosed(room=self.id, reason=reason))
+        for peer in self.peers:
+            peer.send_frame(frame)
+        self.peers.clear()
+        self.hub.room_closed(self)
+
+
+class _Broken(Exception):
+    """The room's state can no longer be trusted: it closes."""
+
+
+def room_code() -> str:
+    """A short code for a private room, easy to read aloud."""
+    alphabet = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+    return "".join(secrets.choice(alphabet) for _ in range(6))

@@ -1,0 +1,44 @@
+"""A real Lumin server on a loopback port for each test, with a fresh data folder."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+
+import pytest
+
+from clients.sdk import LuminClient
+from server.app import LuminServer
+from server.config import Settings
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    return Settings(host="127.0.0.1", port=0, data=tmp_path / "data", bot_delay=0.0, grace=0.5)
+
+
+@pytest.fixture
+async def server(settings: Settings) -> AsyncIterator[LuminServer]:
+    lumin = LuminServer(settings)
+    await lumin.start()
+    yield lumin
+    await lumin.stop()
+
+
+@pytest.fixture
+def url(server: LuminServer) -> str:
+    return f"ws://127.0.0.1:{server.port}/ws"
+
+
+@pytest.fixture
+async def connect(url: str) -> AsyncIterator[Callable[..., object]]:
+    clients: list[LuminClient] = []
+
+    async def open_client(name: str = "Ada", token: str | None = None) -> LuminClient:
+        client = await LuminClient.connect(url, name, token=token)
+        clients.append(client)
+        return client
+
+    yield open_client
+    for client in clients:
+        await client.close()

@@ -1,0 +1,130 @@
+"""Garbage thrown at a live server: it answers with errors, stays up, and a game in another
+room completes untouched."""
+
+from __future__ import annotations
+
+import asyncio
+
+import msgpack
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from websockets.asyncio.client import connect as ws_connect
+
+from clients.sdk import LuminClient, bot
+from protocol.codec import decode
+from protocol.messages import Error
+from tests.server.test_rooms import wait_over
+
+scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**63), max_value=2**64 - 1)
+    | st.floats()
+    | st.text(max_size=20)
+    | st.binary(max_size=20)
+)
+values = st.recursive(
+    scalars,
+    lambda inner: (
+        st.lists(inner, max_size=5)
+        | st.dictionaries(st.text(max_size=8) | st.integers(-1000, 1000), inner, max_size=5)
+    ),
+    max_leaves=30,
+)
+TYPES = ["hello", "act", "create_room", "join_seat", "resume", "chat_send", "nope", "", "welcome"]
+frames = st.one_of(
+    st.binary(max_size=200),
+    values.map(lambda v: msgpack.packb(v, use_bin_type=True)),
+    st.builds(
+        lambda t, body: msgpack.packb({"type": t, **body}, use_bin_type=True),
+        st.sampled_from(TYPES),
+        st.dictionaries(
+            st.sampled_from(
+                ["id", "room", "command", "seq", "name", "versions", "seats", "game", "text"]
+            ),
+            values,
+            max_size=4,
+        ),
+    ),
+)
+
+
+def nested(depth: int) -> bytes:
+    value: object = 1
+    for _ in range(depth):
+        value = [value]
+    return msgpack.packb({"type": "act", "room": "r", "command": {"type": "x", "deep": value}})
+
+
+async def test_garbage_frames_get_errors_and_other_rooms_finish(connect, url, server) -> None:
+    watcher: LuminClient = await connect("Eve")
+    room = await watcher.create_room("flip_over_frog", seats=[bot(), bot(), bot()])
+    await watcher.watch(room)
+    attacker: LuminClient = await connect("Mallory")
+
+    @settings(
+        max_examples=150, deadline=None, suppress_health_check=list(HealthCheck), database=None
+    )
+    @given(frame=frames)
+    def throw(frame: bytes) -> None:
+        pending.append(frame)
+
+    pending: list[bytes] = []
+    throw()
+    for frame in pending:
+        await attacker.send_raw(frame)
+    # Huge, deeply nested, text and oversized frames too.
+    await attacker.send_raw(nested(200))
+    await attacker.send_raw("a text frame")
+    await attacker.send_raw(b"\x92" + b"\xc1")
+    await attacker.send_raw(
+        msgpack.packb({"type": "chat_send", "room": "r", "text": "x" * 100_000})
+    )
+    # The attacker's connection is still usable once its rate limit refills: it gets a pong.
+    await asyncio.sleep(2.5)
+    assert await attacker.ping() > 0
+    codes = {e.code.value for e in attacker.errors}
+    errors = [m for m in drain(attacker) if isinstance(m, Error)]
+    assert errors, "garbage was answered with errors"
+    assert {e.code for e in errors} & {
+        "not_msgpack",
+        "unknown_type",
+        "bad_field",
+        "missing_field",
+        "too_deep",
+        "too_large",
+        "not_a_map",
+    }
+    assert not codes, f"the server sent frames the client could not read: {codes}"
+    await wait_over(watcher, room, timeout=60)
+
+
+async def test_floods_are_rate_limited_and_the_connection_survives_a_burst(connect) -> None:
+    client: LuminClient = await connect("Flood")
+    frame = msgpack.packb({"type": "ping", "id": 1})
+    for _ in range(400):
+        await client.send_raw(frame)
+    await asyncio.sleep(0.5)
+    messages = drain(client)
+    assert any(isinstance(m, Error) and m.code == "rate_limited" for m in messages)
+    await asyncio.sleep(2.5)  # the bucket refills
+    assert await client.ping() > 0
+
+
+async def test_oversized_frame_is_answered_and_a_giant_one_closes(url) -> None:
+    async with ws_connect(url) as socket:
+        await socket.send(msgpack.packb({"type": "hello", "versions": [1], "name": "Big"}))
+        await socket.recv()
+        await socket.send(msgpack.packb({"type": "ping", "id": 2, "pad": "x" * 70_000}))
+        answer = decode(await socket.recv(), sender="server")
+        assert isinstance(answer, Error) and answer.code == "too_large"
+        await socket.send(b"\x00" * (2 << 20))
+        await socket.wait_closed()
+        assert socket.close_code == 1009
+
+
+def drain(client: LuminClient) -> list[object]:
+    out = []
+    while not client.messages.empty():
+        out.append(client.messages.get_nowait())
+    return out

@@ -1,0 +1,151 @@
+"""Lobby, resume, chat, replays and logs, over real websockets."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import urllib.request
+
+import pytest
+
+from clients.sdk import LuminClient, ServerError, bot, human
+from protocol.messages import LobbyUpdate, Mute
+from server.verify import verify_document
+
+
+async def bots_only(client: LuminClient, game: str = "flip_over_frog", seats: int = 2) -> str:
+    return await client.create_room(game, seats=[bot() for _ in range(seats)])
+
+
+async def wait_over(client: LuminClient, room: str, timeout: float = 30) -> None:
+    async def until() -> None:
+        while room not in client.game_over:
+            await client.changed(room)
+
+    await asyncio.wait_for(until(), timeout)
+
+
+async def test_lobby_lists_rooms_and_sends_live_updates(connect) -> None:
+    ada, bob = await connect("Ada"), await connect("Bob")
+    before = await bob.watch_lobby()
+    room = await ada.create_room("flip_over_frog", seats=[human(), bot()], sit=0)
+    update = None
+    while update is None:
+        message = await asyncio.wait_for(bob.messages.get(), 5)
+        if isinstance(message, LobbyUpdate) and any(r.room == room for r in message.rooms):
+            update = message
+    summary = next(r for r in update.rooms if r.room == room)
+    assert summary.game == "flip_over_frog" and summary.state == "waiting"
+    assert [s.kind for s in summary.seats] == ["human", "bot"]
+    assert room not in [r.room for r in before]
+    assert room in [r.room for r in await bob.list_rooms("flip_over_frog")]
+
+
+async def test_bot_only_room_plays_itself_to_the_end_for_spectators(connect) -> None:
+    ada, eve = await connect("Ada"), await connect("Eve")
+    room = await bots_only(ada, seats=4)
+    await eve.watch(room)
+    await wait_over(eve, room)
+    over = eve.game_over[room]
+    assert len(over.outcome.ranks) == 4 and over.seed and over.salt
+
+
+async def test_resume_sends_missed_deltas_or_a_snapshot(connect, server) -> None:
+    ada = await connect("Ada")
+    room = await ada.create_room("flip_over_frog", seats=[human(), bot()], sit=0)
+    await ada.start(room)
+    rng = random.Random(3)
+    # Play a few moves, remember where we were, play on, then come back on a new connection.
+    for _ in range(2):
+        while not ada.legal(room):
+            await ada.changed(room)
+        await play_one(ada, room, rng)
+    seen, epoch, view_then = ada.seq(room), ada.conn.views[room].epoch, ada.view(room)
+    for _ in range(2):
+        while not ada.legal(room):
+            await ada.changed(room)
+        await play_one(ada, room, rng)
+    now_view = ada.view(room)
+    token = ada.token
+    await ada.close()
+    again = await connect("Ada", token=token)
+    # Give the new connection the old copy, as a client that kept it would have.
+    from protocol.views import RoomView
+
+    again.conn.views[room] = RoomView(
+        room=room, epoch=epoch, seq=seen, seat=0, view=view_then, legal=(), clock_origin=0.0
+    )
+    await again.resume(room, seen, epoch)
+    live = server.hub.rooms[room]
+    assert again.seq(room) == live.seq and again.view(room) == live.views[0]
+    assert live.seq > seen and now_view != view_then
+    # From another epoch (as after a restart), the answer is a full snapshot.
+    other = await connect("Ada", token=token)
+    await other.resume(room, seen, "stale-epoch")
+    assert other.seq(room) == server.hub.rooms[room].seq
+
+
+async def play_one(client: LuminClient, room: str, rng: random.Random) -> None:
+    from engine.core import expand_legal, to_wire
+    from engine.registry import get_game
+
+    game = get_game(client.view(room)["game"])
+    command = rng.choice(expand_legal(game, client.legal(room)))
+    await client.act(room, to_wire(command))
+
+
+async def test_chat_players_to_all_spectators_to_spectators_with_mute_and_limits(connect) -> None:
+    ada, eve, zed = await connect("Ada"), await connect("Eve"), await connect("Zed")
+    room = await ada.create_room("flip_over_frog", seats=[human(), bot()], sit=0)
+    await eve.watch(room)
+    await zed.watch(room)
+    await zed.request(Mute(user=eve.user))
+    await ada.say(room, "good luck")
+    await eve.say(room, "go Ada")
+    await asyncio.sleep(0.2)
+    assert [m.text for m in eve.chat] == ["good luck", "go Ada"]
+    assert [m.text for m in ada.chat] == ["good luck"], "players do not see spectator chat"
+    assert [m.text for m in zed.chat] == ["good luck"], "Zed muted Eve"
+    with pytest.raises(ServerError) as refused:
+        await ada.say(room, "x" * 501)
+    assert refused.value.code == "chat_too_long"
+    with pytest.raises(ServerError) as refused:
+        for n in range(10):
+            await ada.say(room, f"spam {n}")
+    assert refused.value.code == "rate_limited"
+
+
+async def test_finished_game_replays_and_its_log_verifies(connect, server) -> None:
+    ada = await connect("Ada")
+    room = await bots_only(ada, seats=3)
+    await ada.watch(room)
+    await wait_over(ada, room)
+    await asyncio.sleep(0.1)
+    state = await ada.open_replay(room)
+    assert state.position == 0 and state.length > 10 and state.viewer is None
+    end = await ada.replay_seek(state.replay, state.length)
+    assert end.view["outcome"] is not None
+    as_seat = await ada.replay_viewer(state.replay, 1)
+    assert "hand" in as_seat.view
+    step = await ada.replay_step(state.replay, -as_seat.position + 3)
+    assert step.position == 3
+    url = f"http://127.0.0.1:{server.port}/rooms/{room}/log"
+    document = await asyncio.to_thread(lambda: json.load(urllib.request.urlopen(url)))
+    report = verify_document(document)
+    assert report.ok, report.problems
+    assert report.records == state.length
+    document["records"][2]["events"][0]["space"] = (
+        document["records"][2]["events"][0].get("space", 0) + 1
+    ) % 16
+    assert not verify_document(document).ok
+
+
+async def test_health_and_metrics_endpoints(server) -> None:
+    base = f"http://127.0.0.1:{server.port}"
+    health = await asyncio.to_thread(lambda: json.load(urllib.request.urlopen(base + "/healthz")))
+    assert health["status"] == "ok"
+    text = await asyncio.to_thread(
+        lambda: urllib.request.urlopen(base + "/metrics").read().decode()
+    )
+    assert "lumin_connections" in text and "lumin_command_seconds" in text
