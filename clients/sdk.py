@@ -109,7 +109,7 @@ class LuminClient:
         cls, url: str, name: str, token: str | None = None, origin: str | None = None
     ) -> LuminClient:
         """Open a connection and say hello; the returned client holds its ``welcome``."""
-        socket = await connect(url, origin=origin, max_size=None)  # type: ignore[arg-type]
+        socket = await connect(url, origin=origin, max_size=None, compression=None)  # type: ignore[arg-type]
         client = cls(socket, name)
         client._reader = asyncio.create_task(client._read())
         hello = client.conn.hello(name, token=token, client="lumin-python")

@@ -178,17 +178,27 @@ def op_from_wire(data: Any) -> PatchOp:
 # --- diff -------------------------------------------------------------------------------------
 
 
+#: One packer for every size and equality check: building a Packer per call costs more than
+#: packing a small value.
+_pack = msgpack.Packer(use_bin_type=True).pack
+
+
 def _size(op: PatchOp) -> int:
-    return len(msgpack.packb(op_to_wire(op), use_bin_type=True))
+    return len(_pack(op_to_wire(op)))
 
 
 def _is_map(value: Any) -> bool:
-    return isinstance(value, dict | Mapping)
+    kind = type(value)
+    if kind is dict:  # views are plain dicts: skip the slower ABC check
+        return True
+    if kind in _SCALARS or kind is list or kind is tuple:
+        return False
+    return isinstance(value, Mapping)
 
 
 def _packed(value: Any) -> bytes | None:
     try:
-        return msgpack.packb(value, use_bin_type=True)
+        return _pack(value)
     except (TypeError, ValueError, OverflowError):
         return None
 
@@ -208,7 +218,8 @@ def _same_container(old: Any, new: Any) -> bool:
 
 
 def _is_array(value: Any) -> bool:
-    return isinstance(value, list | tuple)
+    kind = type(value)
+    return kind is list or kind is tuple or isinstance(value, list | tuple)
 
 
 def _scalar_equal(old: Any, new: Any) -> bool:

@@ -480,6 +480,7 @@ class LuminServer:
             process_request=self._http,
             max_size=max(self.settings.max_frame * 4, 1 << 20),
             max_queue=64,
+            compression=None,  # frames are small msgpack; deflate would cost more than it saves
             ping_interval=20,
             ping_timeout=20,
             server_header="Lumin",

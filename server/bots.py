@@ -53,7 +53,7 @@ class _Driver:
             if not options:
                 continue
             now = time.time()
-            action = self.bot.act(room.views[self.seat], options, now)
+            action = self.bot.act(room.view_for(self.seat), options, now)
             if action is None:
                 continue
             wait = max(0.0, action.at - now) or self.delay
@@ -101,6 +101,14 @@ class BotSeats:
         for seat, slot in enumerate(room.seats):
             if slot.kind == "bot" and slot.bot is not None:
                 self._start(room, seat, slot.bot)
+
+    def seats_of(self, room: Room) -> set[int | None]:
+        """The seats of ``room`` a bot is playing now."""
+        return {
+            seat
+            for (room_id, seat), d in self.drivers.items()
+            if room_id == room.id and not d.task.done()
+        }
 
     def stop_seat(self, room: Room, seat: int) -> None:
         """Stop whatever bot plays ``seat`` (a human took it over or came back)."""

@@ -552,10 +552,15 @@ class Room:
         return [None, *range(len(self.seats))]
 
     def _refresh_views(self, record: bool) -> None:
-        """Compute every viewer's view; with ``record``, send each viewer its delta."""
+        """Bring views up to date; with ``record``, send each watched viewer its delta.
+
+        Every seat's legal commands are tracked (bots and the stale rule need them), but a view
+        is only computed for viewers someone is watching or a bot plays; the others are dropped
+        and computed afresh (:meth:`view_for`) when someone arrives, with a snapshot.
+        """
         frames: dict[int | None, bytes] = {}
+        watched = set(self.peers.values()) | self.hub.bots.seats_of(self)
         for viewer in self._viewers():
-            view = self.game.view(self.state, viewer)
             legal: list[dict[str, Any]] | None = None
             if viewer is not None:
                 fresh = self.game.legal(self.state, viewer)
@@ -563,14 +568,18 @@ class Room:
                     self.legal[viewer] = fresh
                     self.legal_since[viewer] = self.seq
                     legal = fresh
-            if record:
-                ops = diff(self.views.get(viewer), view)
+            if viewer not in watched:
+                self.views.pop(viewer, None)
+                continue
+            view = self.game.view(self.state, viewer)
+            old = self.views.get(viewer)
+            if record and old is not None:
                 frames[viewer] = encode(
                     Delta(
                         room=self.id,
                         base=self.seq - 1,
                         seq=self.seq,
-                        ops=tuple(ops),
+                        ops=tuple(diff(old, view)),
                         legal=None if legal is None else tuple(legal),
                     )
                 )
@@ -578,11 +587,21 @@ class Room:
         if record:
             self.history.append((self.seq, frames))
             for peer, viewer in self.peers.items():
-                peer.send_frame(frames[viewer])
+                frame = frames.get(viewer)
+                if frame is not None:
+                    peer.send_frame(frame)
+                else:
+                    self._send_snapshot(peer, viewer)
+
+    def view_for(self, viewer: int | None) -> Any:
+        """The current view of ``viewer``, computed now if nobody was watching it."""
+        if viewer not in self.views:
+            self.views[viewer] = self.game.view(self.state, viewer)
+        return self.views[viewer]
 
     def snapshot(self, viewer: int | None, ref: int | None = None) -> Snapshot:
         """The full view of ``viewer`` now."""
-        view = self.views.get(viewer) if self.status != "waiting" else None
+        view = self.view_for(viewer) if self.status != "waiting" else None
         legal = self.legal.get(viewer, []) if viewer is not None else []
         return Snapshot(
             ref=ref,
