@@ -15,6 +15,7 @@ __all__ = ["game_ids", "get_game"]
 _GAMES: dict[str, str] = {
     "flip_over_frog": "engine.flip_over_frog.rules:GAME",
     "flash8": "engine.flash8.rules:GAME",
+    "neon_hex": "engine.neon_hex.rules:GAME",
 }
 
 _loaded: dict[str, Game] = {}

@@ -1,0 +1,558 @@
+"""Neon Hex Strategy: the rules as Lumin plays them.
+
+Sources: ``neon-hex.rulebook.txt`` (cited by section heading) and ``neon-hex.decisions.md``
+(cited by number; a decision wins over the rulebook). Two to five factions start on corner hexes
+of a 37-hex grid, earn Energy at the start of each turn and spend it on Safe (1 Energy, sure)
+or Risk (2 Energy, 2d6, 9+ claims three hexes and refunds 1) expansions; the first to hold 12
+hexes wins, and a full board or a quiet round ends the game on territory.
+
+Everything is public: every viewer sees the same board, Energy and dice.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import attrs
+
+from engine.bots import random_bot
+from engine.core import (
+    Bot,
+    BotFactory,
+    Command,
+    Event,
+    Game,
+    OptionSpec,
+    Outcome,
+    Rejected,
+    SeatSpec,
+    Viewer,
+    outcome_to_wire,
+)
+from engine.neon_hex.board import HEXES, NEIGHBOURS, SIZE, corner_hex, corners_for
+
+__all__ = [
+    "COLOURS",
+    "GAME",
+    "RISK_COST",
+    "RISK_ODDS",
+    "RISK_TARGET",
+    "ROLES",
+    "SAFE_COST",
+    "START_ENERGY",
+    "WIN_HEXES",
+    "EndTurn",
+    "Expand",
+    "Expanded",
+    "GameEnded",
+    "NeonHex",
+    "RiskRolled",
+    "State",
+    "TurnEnded",
+    "TurnStarted",
+    "frontier",
+    "income",
+]
+
+#: Roles only identify a faction (rulebook "Roles, Factions, and Difficulty"; decisions 1).
+ROLES = ("builder", "technologist", "merchant", "diplomat", "explorer")
+#: Faction colours a seat may pick; ``auto`` gives seat k the k-th colour.
+COLOURS = ("cyan", "magenta", "lime", "amber", "violet", "red", "blue", "white")
+
+START_ENERGY = 3
+WIN_HEXES = 12
+SAFE_COST = 1
+RISK_COST = 2
+RISK_REFUND = 1
+RISK_TARGET = 9
+RISK_BONUS = 2
+#: Ways two dice reach 9 or more, out of 36 (rulebook "2d6 Risk Expansion").
+RISK_ODDS = (sum(1 for a in range(1, 7) for b in range(1, 7) if a + b >= RISK_TARGET), 36)
+
+NEUTRAL = -1
+
+
+# --- commands ----------------------------------------------------------------------------------
+
+
+@attrs.frozen
+class Expand(Command):
+    """Expand into neutral hex ``target`` (an id, see ``board.HEXES``) beside the faction's
+    territory (decisions 6). ``kind`` is ``"safe"`` or ``"risk"``; a Risk command may name up
+    to two ``bonus`` hexes (neutral, beside the target); ``source`` optionally names the owned
+    hex the expansion comes from."""
+
+    TYPE = "expand"
+    target: int
+    kind: str = "safe"
+    bonus: tuple[int, ...] = ()
+    source: int | None = None
+
+
+@attrs.frozen
+class EndTurn(Command):
+    """End the faction's turn; unspent Energy carries over (decisions 4, 5)."""
+
+    TYPE = "end_turn"
+
+
+# --- events ------------------------------------------------------------------------------------
+
+
+@attrs.frozen
+class TurnStarted(Event):
+    """``seat``'s turn ``turn`` (counted over all factions, from 1) began and it produced
+    ``income`` Energy (rulebook "Turn and Energy Rules"; decisions 4)."""
+
+    TYPE = "turn_started"
+    seat: int
+    turn: int
+    income: int
+
+
+@attrs.frozen
+class Expanded(Event):
+    """A Safe Expansion: ``seat`` paid ``cost`` Energy and claimed ``target``
+    (rulebook "Safe Expansion")."""
+
+    TYPE = "expanded"
+    seat: int
+    target: int
+    cost: int
+
+
+@attrs.frozen
+class RiskRolled(Event):
+    """A Risk Expansion: ``seat`` paid ``cost`` and rolled ``dice``; on a total of 9+ it claimed
+    ``claimed`` (the target first, then the bonus hexes) and got ``refund`` back
+    (rulebook "2d6 Risk Expansion"; decisions 6)."""
+
+    TYPE = "risk_rolled"
+    seat: int
+    target: int
+    dice: tuple[int, ...]
+    success: bool
+    claimed: tuple[int, ...]
+    cost: int
+    refund: int
+
+
+@attrs.frozen
+class TurnEnded(Event):
+    """``seat``'s turn ended: ``"ended"`` by its own command, ``"no_expansion"`` by the server
+    because no neutral hex borders its territory (decisions 5)."""
+
+    TYPE = "turn_ended"
+    seat: int
+    reason: str
+
+
+@attrs.frozen
+class GameEnded(Event):
+    """The game ended: ``"twelve_hexes"`` (a faction reached 12), ``"board_full"`` or
+    ``"stalled"`` (a full round of turns without a claim) (decisions 7)."""
+
+    TYPE = "game_ended"
+    reason: str
+
+
+# --- state -------------------------------------------------------------------------------------
+
+
+@attrs.frozen
+class Faction:
+    """One faction's identity and purse. Roles and colours never change a rule (decisions 1)."""
+
+    name: str
+    role: str
+    colour: str
+    corner: int
+    energy: int
+
+
+@attrs.frozen
+class State:
+    """The whole table. ``owners[hex]`` is a seat, or -1 for neutral.
+
+    ``current`` is the faction whose turn runs (its income for this turn already paid);
+    ``turn`` counts turns over all factions from 1; ``claimed`` says whether the current turn
+    has claimed a hex; ``quiet`` counts the finished turns in a row that claimed nothing.
+    ``last_roll`` is the latest Risk roll as ``(seat, target, die, die, success)``.
+    """
+
+    factions: tuple[Faction, ...]
+    owners: tuple[int, ...]
+    current: int = 0
+    turn: int = 1
+    claimed: bool = False
+    quiet: int = 0
+    last_roll: tuple[int, ...] | None = None
+    ended: str | None = None
+
+    @property
+    def players(self) -> int:
+        return len(self.factions)
+
+    def hexes(self, seat: int) -> int:
+        """How many hexes ``seat`` controls."""
+        return sum(1 for owner in self.owners if owner == seat)
+
+
+def income(hexes: int) -> int:
+    """Energy produced at the start of a turn: 1 plus 1 per 4 hexes (decisions 4)."""
+    return 1 + hexes // 4
+
+
+def frontier(owners: Sequence[int], seat: int) -> list[int]:
+    """The neutral hexes beside ``seat``'s territory, by id: its possible targets (decisions 6)."""
+    return [
+        h
+        for h in range(SIZE)
+        if owners[h] == NEUTRAL and any(owners[n] == seat for n in NEIGHBOURS[h])
+    ]
+
+
+def bonus_candidates(owners: Sequence[int], target: int) -> list[int]:
+    """The neutral hexes beside ``target``, in direction order (decisions 2, 6)."""
+    return [n for n in NEIGHBOURS[target] if owners[n] == NEUTRAL]
+
+
+def _with_owner(owners: tuple[int, ...], hexes: Sequence[int], seat: int) -> tuple[int, ...]:
+    changed = list(owners)
+    for h in hexes:
+        changed[h] = seat
+    return tuple(changed)
+
+
+def _with_energy(state: State, seat: int, delta: int) -> tuple[Faction, ...]:
+    factions = list(state.factions)
+    factions[seat] = attrs.evolve(factions[seat], energy=factions[seat].energy + delta)
+    return tuple(factions)
+
+
+# --- the game ----------------------------------------------------------------------------------
+
+
+def _hard_bot(game: Game, seat: int, rng: random.Random) -> Bot:
+    """The Hard AI faction (``engine.neon_hex.ai``, imported when first seated)."""
+    from engine.neon_hex.ai import hard_bot
+
+    return hard_bot(game, seat, rng)
+
+
+def _medium_bot(game: Game, seat: int, rng: random.Random) -> Bot:
+    """The Medium AI faction (``engine.neon_hex.ai``, imported when first seated)."""
+    from engine.neon_hex.ai import medium_bot
+
+    return medium_bot(game, seat, rng)
+
+
+def _easy_bot(game: Game, seat: int, rng: random.Random) -> Bot:
+    """The Easy AI faction (``engine.neon_hex.ai``, imported when first seated)."""
+    from engine.neon_hex.ai import easy_bot
+
+    return easy_bot(game, seat, rng)
+
+
+class NeonHex:
+    """Neon Hex Strategy's rules object (see module docs)."""
+
+    id = "neon_hex"
+    name = "Neon Hex Strategy"
+    commands: tuple[type[Command], ...] = (Expand, EndTurn)
+    events: tuple[type[Event], ...] = (TurnStarted, Expanded, RiskRolled, TurnEnded, GameEnded)
+    options: tuple[OptionSpec, ...] = ()
+    seat_options: tuple[OptionSpec, ...] = (
+        OptionSpec(
+            "role",
+            "choice",
+            "auto",
+            "The faction's role; it identifies the faction and changes no rule (decisions 1). "
+            "'auto' gives seat k the k-th role.",
+            choices=("auto", *ROLES),
+        ),
+        OptionSpec(
+            "colour",
+            "choice",
+            "auto",
+            "The faction's colour, for clients only. 'auto' gives seat k the k-th colour.",
+            choices=("auto", *COLOURS),
+        ),
+    )
+    bots: Mapping[str, BotFactory] = {
+        "random": random_bot,
+        "easy": _easy_bot,
+        "medium": _medium_bot,
+        "hard": _hard_bot,
+    }
+    default_bot = "medium"
+
+    def seat_counts(self, options: Mapping[str, Any]) -> range:
+        """Two to five factions (decisions 1)."""
+        return range(2, 6)
+
+    # -- setup ----------------------------------------------------------------------------------
+
+    def setup(
+        self, options: Mapping[str, Any], seats: Sequence[SeatSpec], rng: random.Random
+    ) -> State:
+        """Factions on their corners (shuffled from the seed), 3 Energy each; seat 0's first
+        turn has begun and its income is paid (decisions 3, 4)."""
+        corners = list(corners_for(len(seats)))
+        rng.shuffle(corners)
+        owners = [NEUTRAL] * SIZE
+        factions = []
+        for seat, (spec, corner) in enumerate(zip(seats, corners, strict=True)):
+            role = spec.choices.get("role", "auto")
+            colour = spec.choices.get("colour", "auto")
+            factions.append(
+                Faction(
+                    name=spec.name,
+                    role=ROLES[seat % len(ROLES)] if role == "auto" else str(role),
+                    colour=COLOURS[seat % len(COLOURS)] if colour == "auto" else str(colour),
+                    corner=corner,
+                    energy=START_ENERGY + (income(1) if seat == 0 else 0),
+                )
+            )
+            owners[corner_hex(corner)] = seat
+        return State(factions=tuple(factions), owners=tuple(owners))
+
+    # -- decide ---------------------------------------------------------------------------------
+
+    def decide(
+        self, state: State, seat: int, command: Command, now: float, rng: random.Random
+    ) -> list[Event]:
+        """The events a command causes; chance (the Risk dice) is drawn from ``rng``."""
+        if state.ended is not None:
+            raise Rejected("game_over", "The game is over (decisions 7).")
+        if seat != state.current:
+            raise Rejected("not_your_turn", "Factions act only in their own turn (decisions 3).")
+        if isinstance(command, EndTurn):
+            return self._after_turn(state, [TurnEnded(seat, "ended")])
+        if not isinstance(command, Expand):
+            raise Rejected("bad_command", "Neon Hex takes 'expand' and 'end_turn' commands.")
+        event = self._expansion(state, seat, command, rng)
+        events: list[Event] = [event]
+        after = self.evolve(state, event)
+        if after.hexes(seat) >= WIN_HEXES:
+            return [*events, GameEnded("twelve_hexes")]
+        if NEUTRAL not in after.owners:
+            return [*events, GameEnded("board_full")]
+        if not frontier(after.owners, seat):
+            return events + self._after_turn(after, [TurnEnded(seat, "no_expansion")])
+        return events
+
+    def _expansion(self, state: State, seat: int, command: Expand, rng: random.Random) -> Event:
+        """Check an expansion against decisions 6 and roll its dice if it is a Risk."""
+        target = command.target
+        if command.kind not in ("safe", "risk"):
+            raise Rejected("bad_kind", "An expansion is 'safe' or 'risk' (decisions 6).")
+        if not 0 <= target < SIZE:
+            raise Rejected("bad_hex", f"Hexes are numbered 0-{SIZE - 1} (decisions 2).")
+        if state.owners[target] != NEUTRAL:
+            raise Rejected("not_neutral", "Only a neutral hex can be claimed (decisions 6).")
+        if command.source is not None:
+            if not 0 <= command.source < SIZE:
+                raise Rejected("bad_hex", f"Hexes are numbered 0-{SIZE - 1} (decisions 2).")
+            if state.owners[command.source] != seat:
+                raise Rejected(
+                    "not_your_hex", "An expansion starts from a hex you control (decisions 6)."
+                )
+            if command.source not in NEIGHBOURS[target]:
+                raise Rejected(
+                    "not_adjacent", "The target must border the source hex (decisions 6)."
+                )
+        if not any(state.owners[n] == seat for n in NEIGHBOURS[target]):
+            raise Rejected(
+                "not_adjacent",
+                "Expansion moves only into a neutral hex beside your territory (decisions 6).",
+            )
+        cost = SAFE_COST if command.kind == "safe" else RISK_COST
+        if state.factions[seat].energy < cost:
+            raise Rejected(
+                "not_enough_energy",
+                f"A {command.kind.title()} Expansion costs {cost} Energy (decisions 6).",
+            )
+        if command.kind == "safe":
+            if command.bonus:
+                raise Rejected(
+                    "bad_bonus", "Only a Risk Expansion claims bonus hexes (decisions 6)."
+                )
+            return Expanded(seat, target, cost)
+        candidates = bonus_candidates(state.owners, target)
+        bonus = list(command.bonus)
+        if (
+            len(bonus) > RISK_BONUS
+            or len(set(bonus)) != len(bonus)
+            or any(h not in candidates for h in bonus)
+        ):
+            raise Rejected(
+                "bad_bonus",
+                "Name at most two different neutral hexes beside the target (decisions 6).",
+            )
+        dice = (rng.randint(1, 6), rng.randint(1, 6))
+        if sum(dice) < RISK_TARGET:
+            return RiskRolled(seat, target, dice, False, (), cost, 0)
+        for h in candidates:
+            if len(bonus) >= RISK_BONUS:
+                break
+            if h not in bonus:
+                bonus.append(h)
+        return RiskRolled(seat, target, dice, True, (target, *bonus), cost, RISK_REFUND)
+
+    def _after_turn(self, state: State, events: list[Event]) -> list[Event]:
+        """After a turn ends: the stall rule (decisions 7), then the next turn's start and
+        income (decisions 4), skipping by itself any faction with no possible expansion
+        (decisions 5)."""
+        for event in events:
+            state = self.evolve(state, event)
+        while True:
+            if state.quiet >= state.players:
+                return [*events, GameEnded("stalled")]
+            seat = (state.current + 1) % state.players
+            start = TurnStarted(seat, state.turn + 1, income(state.hexes(seat)))
+            events.append(start)
+            state = self.evolve(state, start)
+            if frontier(state.owners, seat):
+                return events
+            skip = TurnEnded(seat, "no_expansion")
+            events.append(skip)
+            state = self.evolve(state, skip)
+
+    # -- evolve ---------------------------------------------------------------------------------
+
+    def evolve(self, state: State, event: Event) -> State:
+        """Apply one event; pure and total."""
+        if isinstance(event, TurnStarted):
+            return attrs.evolve(
+                state,
+                factions=_with_energy(state, event.seat, event.income),
+                current=event.seat,
+                turn=event.turn,
+                claimed=False,
+            )
+        if isinstance(event, Expanded):
+            return attrs.evolve(
+                state,
+                factions=_with_energy(state, event.seat, -event.cost),
+                owners=_with_owner(state.owners, (event.target,), event.seat),
+                claimed=True,
+            )
+        if isinstance(event, RiskRolled):
+            return attrs.evolve(
+                state,
+                factions=_with_energy(state, event.seat, event.refund - event.cost),
+                owners=_with_owner(state.owners, event.claimed, event.seat),
+                claimed=state.claimed or bool(event.claimed),
+                last_roll=(event.seat, event.target, *event.dice, int(event.success)),
+            )
+        if isinstance(event, TurnEnded):
+            return attrs.evolve(state, quiet=0 if state.claimed else state.quiet + 1)
+        if isinstance(event, GameEnded):
+            return attrs.evolve(state, ended=event.reason)
+        return state
+
+    # -- views and offers -----------------------------------------------------------------------
+
+    def view(self, state: State, viewer: Viewer) -> dict[str, Any]:
+        """The whole table (nothing is hidden in Neon Hex), plus who is looking."""
+        counts = [state.hexes(seat) for seat in range(state.players)]
+        view: dict[str, Any] = {
+            "game": self.id,
+            "you": viewer,
+            "board": {"radius": 3, "hexes": [[q, r] for q, r in HEXES]},
+            "owners": [None if owner == NEUTRAL else owner for owner in state.owners],
+            "factions": [
+                {
+                    "seat": seat,
+                    "name": faction.name,
+                    "role": faction.role,
+                    "colour": faction.colour,
+                    "corner": faction.corner,
+                    "home": corner_hex(faction.corner),
+                    "energy": faction.energy,
+                    "hexes": counts[seat],
+                    "income": income(counts[seat]),
+                }
+                for seat, faction in enumerate(state.factions)
+            ],
+            "current": None if state.ended is not None else state.current,
+            "turn": state.turn,
+            "claimed_this_turn": state.claimed,
+            "quiet_turns": state.quiet,
+            "last_roll": None,
+            "win_hexes": WIN_HEXES,
+            "risk_odds": list(RISK_ODDS),
+        }
+        if state.last_roll is not None:
+            seat, target, first, second, success = state.last_roll
+            view["last_roll"] = {
+                "seat": seat,
+                "target": target,
+                "dice": [first, second],
+                "total": first + second,
+                "success": bool(success),
+            }
+        outcome = self.outcome(state)
+        if outcome is not None:
+            view["outcome"] = outcome_to_wire(outcome)
+        return view
+
+    def legal(self, state: State, seat: int) -> list[dict[str, Any]]:
+        """Every expansion ``seat`` can pay for now, with its kind and (where the choice changes
+        the result) its Risk bonus choices and odds, then ``end_turn``."""
+        if state.ended is not None or seat != state.current:
+            return []
+        energy = state.factions[seat].energy
+        entries: list[dict[str, Any]] = []
+        for target in frontier(state.owners, seat):
+            if energy >= SAFE_COST:
+                entries.append(
+                    {"type": Expand.TYPE, "target": target, "kind": "safe", "cost": SAFE_COST}
+                )
+            if energy >= RISK_COST:
+                candidates = bonus_candidates(state.owners, target)
+                entry: dict[str, Any] = {
+                    "type": Expand.TYPE,
+                    "target": target,
+                    "kind": "risk",
+                    "cost": RISK_COST,
+                    "refund": RISK_REFUND,
+                    "odds": list(RISK_ODDS),
+                    "bonus_hexes": candidates,
+                }
+                if len(candidates) > RISK_BONUS:
+                    entry["choose"] = {
+                        "bonus": [list(pair) for pair in itertools.combinations(candidates, 2)]
+                    }
+                entries.append(entry)
+        entries.append({"type": EndTurn.TYPE})
+        return entries
+
+    def deadline(self, state: State) -> float | None:
+        """Neon Hex has no clock."""
+        return None
+
+    def tick(self, state: State, now: float, rng: random.Random) -> list[Event]:
+        """Nothing happens on the clock."""
+        return []
+
+    def outcome(self, state: State) -> Outcome | None:
+        """Ranks by territory: the faction at 12 wins outright, otherwise the largest
+        territory wins and equal leaders share the win (decisions 7)."""
+        if state.ended is None:
+            return None
+        counts = [state.hexes(seat) for seat in range(state.players)]
+        ranks = [1 + sum(1 for other in counts if other > count) for count in counts]
+        return Outcome(
+            ranks=tuple(ranks),
+            scores=tuple(float(c) for c in counts),
+            reason=state.ended,
+            details={"turns": state.turn, "rounds": (state.turn - 1) // state.players + 1},
+        )
+
+
+GAME = NeonHex()

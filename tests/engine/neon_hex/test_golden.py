@@ -1,0 +1,14 @@
+"""Neon Hex's golden playthroughs still play out step for step (events and view digests)."""
+
+import json
+
+import pytest
+
+from tests.engine.neon_hex.golden_cases import CASES
+from tests.golden import golden_dir, record
+
+
+@pytest.mark.parametrize(("name", "seed", "kinds", "options"), CASES, ids=[c[0] for c in CASES])
+def test_golden_playthrough(name: str, seed: str, kinds: list[str], options: dict) -> None:
+    expected = json.loads((golden_dir("neon_hex") / f"{name}.json").read_text())
+    assert record("neon_hex", seed, kinds, options) == expected
