@@ -15,6 +15,7 @@ import json
 import mimetypes
 import signal
 import time
+import urllib.parse
 from collections.abc import Awaitable, Callable
 from http import HTTPStatus
 from typing import Any
@@ -517,6 +518,15 @@ class LuminServer:
             return _response(HTTPStatus.OK, body.encode(), "application/json")
         if path == "/metrics":
             return _response(HTTPStatus.OK, self.metrics.render(), "text/plain; version=0.0.4")
+        if path == "/highscores":
+            query = dict(
+                part.split("=", 1)
+                for part in request.path.partition("?")[2].split("&")
+                if "=" in part
+            )
+            player = urllib.parse.unquote_plus(query["player"]) if "player" in query else None
+            body = json.dumps({"high_scores": self.store.high_scores(player)}).encode()
+            return _response(HTTPStatus.OK, body, "application/json")
         if path.startswith("/rooms/") and path.endswith("/log"):
             return self._log(path.split("/")[2])
         return self._static(path)

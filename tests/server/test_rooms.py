@@ -149,3 +149,18 @@ async def test_health_and_metrics_endpoints(server) -> None:
         lambda: urllib.request.urlopen(base + "/metrics").read().decode()
     )
     assert "lumin_connections" in text and "lumin_command_seconds" in text
+
+
+async def test_flash8_solo_results_are_kept_as_high_scores(connect, server) -> None:
+    ada = await connect("Ada")
+    room = await ada.create_room(
+        "flash8", seats=[bot()], options={"mode": "solo", "countdown": 0.1, "solo_seconds": 5}
+    )
+    await ada.watch(room)
+    await wait_over(ada, room)
+    await asyncio.sleep(0.1)
+    url = f"http://127.0.0.1:{server.port}/highscores"
+    scores = await asyncio.to_thread(lambda: json.load(urllib.request.urlopen(url)))
+    (best,) = scores["high_scores"]
+    assert best["room"] == room and best["score"] == ada.game_over[room].outcome.scores[0]
+    assert best["rank"] in ("TACHYON", "PHOTON", "NEUTRINO", "ELECTRON", "QUARK", "GLUON")
