@@ -14,6 +14,7 @@ __all__ = ["game_ids", "get_game"]
 
 _GAMES: dict[str, str] = {
     "flip_over_frog": "engine.flip_over_frog.rules:GAME",
+    "neon_flip": "engine.neon_flip.rules:GAME",
     "flash8": "engine.flash8.rules:GAME",
     "neon_hex": "engine.neon_hex.rules:GAME",
 }
