@@ -27,7 +27,7 @@ from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
-from protocol.codec import Limits
+from protocol.codec import Limits, decode
 from protocol.connection import InvalidState, ServerConnection
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import (
@@ -148,14 +148,7 @@ class Client:
                 if not self._allow():
                     self.floods += 1
                     self.hub.metrics.protocol_errors.labels(ErrorCode.RATE_LIMITED.value).inc()
-                    if self.floods == 1 or self.floods % 100 == 0:
-                        self.send(
-                            Error(
-                                code=ErrorCode.RATE_LIMITED.value,
-                                message=f"At most {self.settings.rate:g} messages per second;"
-                                " this one was dropped.",
-                            )
-                        )
+                    self._refuse_flood(frame)
                     if self.floods > 20 * self.settings.burst:
                         await self.socket.close(1008, "flooding")
                         break
@@ -189,6 +182,24 @@ class Client:
             writer.cancel()
             await asyncio.gather(writer, return_exceptions=True)
             await self.socket.close()
+
+    def _refuse_flood(self, frame: bytes | str) -> None:
+        """Answer a message over the rate limit, unexecuted: a request gets an error with its
+        ``ref`` (so no request is left hanging); other frames an error now and then."""
+        ref = None
+        if isinstance(frame, bytes):
+            with contextlib.suppress(ProtocolError):
+                ref = getattr(decode(frame, sender="client", limits=self.conn.limits), "id", None)
+        if ref is None and self.floods != 1 and self.floods % 100:
+            return
+        self.send(
+            Error(
+                code=ErrorCode.RATE_LIMITED.value,
+                message=f"At most {self.settings.rate:g} messages per second; this one was"
+                " not executed.",
+                ref=ref,
+            )
+        )
 
     def _goodbye(self) -> None:
         self.hub.lobby.discard(self)

@@ -14,7 +14,17 @@ from server.config import Settings
 
 @pytest.fixture
 def settings(tmp_path: Path) -> Settings:
-    return Settings(host="127.0.0.1", port=0, data=tmp_path / "data", bot_delay=0.0, grace=0.5)
+    # Test clients act as fast as the server answers: a generous rate limit (the flood test
+    # sets its own).
+    return Settings(
+        host="127.0.0.1",
+        port=0,
+        data=tmp_path / "data",
+        bot_delay=0.0,
+        grace=0.5,
+        rate=10_000.0,
+        burst=10_000,
+    )
 
 
 @pytest.fixture

@@ -4,15 +4,19 @@ room completes untouched."""
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 import msgpack
-from hypothesis import HealthCheck, given, settings
+import pytest
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 from websockets.asyncio.client import connect as ws_connect
 
 from clients.sdk import LuminClient, bot
 from protocol.codec import decode
 from protocol.messages import Error
+from server.config import Settings
 from tests.server.test_rooms import wait_over
 
 scalars = (
@@ -49,6 +53,12 @@ frames = st.one_of(
 )
 
 
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    """This module's server keeps the default rate limit (50 per second, bursts of 100)."""
+    return Settings(host="127.0.0.1", port=0, data=tmp_path / "data", bot_delay=0.0)
+
+
 def nested(depth: int) -> bytes:
     value: object = 1
     for _ in range(depth):
@@ -62,7 +72,7 @@ async def test_garbage_frames_get_errors_and_other_rooms_finish(connect, url, se
     await watcher.watch(room)
     attacker: LuminClient = await connect("Mallory")
 
-    @settings(
+    @hypothesis_settings(
         max_examples=150, deadline=None, suppress_health_check=list(HealthCheck), database=None
     )
     @given(frame=frames)
@@ -101,12 +111,15 @@ async def test_garbage_frames_get_errors_and_other_rooms_finish(connect, url, se
 
 async def test_floods_are_rate_limited_and_the_connection_survives_a_burst(connect) -> None:
     client: LuminClient = await connect("Flood")
-    frame = msgpack.packb({"type": "ping", "id": 1})
-    for _ in range(400):
-        await client.send_raw(frame)
+    for n in range(400):
+        await client.send_raw(msgpack.packb({"type": "ping", "id": 1000 + n}))
     await asyncio.sleep(0.5)
     messages = drain(client)
-    assert any(isinstance(m, Error) and m.code == "rate_limited" for m in messages)
+    limited = [m for m in messages if isinstance(m, Error) and m.code == "rate_limited"]
+    assert limited, "the flood was answered"
+    # Every request is answered, with a pong or with a rate_limited error naming it.
+    answered = {m.ref for m in messages if getattr(m, "ref", None) is not None}
+    assert {ref for ref in answered if ref >= 1000} == set(range(1000, 1400))
     await asyncio.sleep(2.5)  # the bucket refills
     assert await client.ping() > 0
 
