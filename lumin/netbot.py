@@ -15,6 +15,7 @@ import time
 from clients.sdk import LuminClient, ServerError
 from engine.core import Action, expand_legal, to_wire
 from engine.registry import get_game
+from protocol.messages import CommandRejected
 
 __all__ = ["play_over_network"]
 
@@ -53,11 +54,11 @@ async def play_over_network(
                 with contextlib.suppress(TimeoutError):
                     await client.changed(room, timeout=wait)
                     continue  # the view moved while we waited: think again
-            try:
-                await client.act(room, to_wire(action.command))
-            except ServerError as error:
-                if error.code != "stale":
-                    raise
+            answer = await client.act(room, to_wire(action.command))
+            if isinstance(answer, CommandRejected):
+                # Stale or refused: think again once the view changes (never a tight loop).
+                with contextlib.suppress(TimeoutError):
+                    await client.changed(room, timeout=1.0)
         over = client.game_over[room]
         return {"ranks": list(over.outcome.ranks), "scores": list(over.outcome.scores)}
 

@@ -302,6 +302,7 @@ class Client:
         except Refused:
             if not known:
                 self.rooms.pop(room.id, None)
+                room.detach(self)  # a failure half-way must not leave this connection attached
             raise
 
     async def on_join_seat(self, request: JoinSeat) -> None:
@@ -575,11 +576,13 @@ class LuminServer:
         for room in list(self.hub.rooms.values()):
             await room.stop()
         if self.server is not None:
-            for socket in list(self.server.connections):
-                with contextlib.suppress(Exception):
-                    await socket.close(1001, "going away")
-            await self.server.wait_closed()
-        await asyncio.to_thread(self.store.close)
+            sockets = list(self.server.connections)
+            closing = [socket.close(1001, "going away") for socket in sockets]
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.gather(*closing, return_exceptions=True), 5.0)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.server.wait_closed(), timeout=5.0)
+        self.store.close()
 
 
 def _response(status: HTTPStatus, body: bytes, kind: str) -> Response:

@@ -35,47 +35,65 @@ class _Driver:
         self.seat = seat
         self.kind = kind
         self.delay = delay
+        #: A turn-clock stand-in plays one move of one turn: it stops once its seat's legal
+        #: commands change (the person moved, or it did).
         self.once = once
+        self.since = room.legal_since.get(seat, 0)
         rng = random.Random(chance(room.seed, f"bot{seat}:{kind}").random())
         self.bot: Bot = room.game.bots[kind](room.game, seat, rng)
+        self.refusals = 0
         self.changed = asyncio.Event()
         self.changed.set()
         self.task = asyncio.create_task(self._run(), name=f"bot-{room.id}-{seat}")
 
     async def _run(self) -> None:
         structlog.contextvars.bind_contextvars(room=self.room.id, seat=self.seat, bot=self.kind)
+        while self.room.status == "playing" and not self.room.closed:
+            try:
+                if await self._step():
+                    return
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # a bot bug must not silence its seat for good
+                log.exception("bot_failed")
+                await asyncio.sleep(1.0)
+                self.changed.set()
+
+    async def _step(self) -> bool:
+        """Wait for a change, then make at most one move; True when the driver is done."""
         room = self.room
-        refusals = 0
-        while room.status == "playing" and not room.closed:
-            await self.changed.wait()
-            self.changed.clear()
-            options = expand_legal(room.game, room.legal.get(self.seat, []))
-            if not options:
-                continue
-            now = time.time()
-            action = self.bot.act(room.view_for(self.seat), options, now)
-            if action is None:
-                continue
-            wait = max(0.0, action.at - now) or self.delay
-            if wait > 0:
-                try:
-                    await asyncio.wait_for(self.changed.wait(), wait)
-                    continue  # the room moved on while we waited: look again
-                except TimeoutError:
-                    pass
-            data = to_wire(action.command)
-            refusal = await room.call(lambda data=data: room.act(None, self.seat, data))  # type: ignore[misc]
-            if refusal is not None:
-                refusals += 1
-                log.info("bot_refused", code=refusal.code, refusals=refusals)
-                if refusals >= 3:  # the bot insists on a refused move: wait for a change
-                    refusals = 0
-                    continue
+        await self.changed.wait()
+        self.changed.clear()
+        if self.once and room.legal_since.get(self.seat) != self.since:
+            return True
+        options = expand_legal(room.game, room.legal.get(self.seat, []))
+        if not options:
+            return False
+        now = time.time()
+        action = self.bot.act(room.view_for(self.seat), options, now)
+        if action is None:
+            return False
+        wait = max(0.0, action.at - now) or self.delay
+        if wait > 0:
+            try:
+                await asyncio.wait_for(self.changed.wait(), wait)
+                return False  # the room moved on while we waited: look again
+            except TimeoutError:
+                pass
+        if self.once and room.legal_since.get(self.seat) != self.since:
+            return True
+        data = to_wire(action.command)
+        refusal = await room.call(lambda: room.act(None, self.seat, data))
+        if refusal is not None:
+            self.refusals += 1
+            log.info("bot_refused", code=refusal.code, refusals=self.refusals)
+            if self.refusals < 3:  # try again at once; then wait for a change
                 self.changed.set()
             else:
-                refusals = 0
-                if self.once:
-                    return
+                self.refusals = 0
+            return False
+        self.refusals = 0
+        return self.once
 
     def stop(self) -> None:
         self.task.cancel()
@@ -167,7 +185,8 @@ class BotSeats:
     def human_gone(self, room: Room, seat: int) -> None:
         """Start the grace period of a disconnected seated person."""
         key = (room.id, seat)
-        if key in self.grace or key in self.drivers:
+        driver = self.drivers.get(key)
+        if key in self.grace or (driver is not None and not driver.task.done() and not driver.once):
             return
         self.grace[key] = asyncio.get_running_loop().call_later(
             self.hub.settings.grace, self._grace_over, room, seat

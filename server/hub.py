@@ -195,14 +195,23 @@ class Hub:
         return room
 
     async def rematch(self, peer: Peer, room: Room) -> Room:
-        """A new room with the same game, options and seats (people not ready yet)."""
+        """A new room with the same game, options and seats (people not ready yet), asked for
+        by a player of the finished game; asking again gives the same room."""
         if room.status != "finished":
             raise Refused(ErrorCode.NOT_FINISHED, "A rematch follows a finished game.")
+        if room.seat_of(peer.user) is None:
+            raise Refused(ErrorCode.NOT_SEATED, "Only the game's players can ask for a rematch.")
+        existing = self.rooms.get(room.meta.get("rematch", ""))
+        if existing is not None and not existing.closed:
+            return existing
         seats = [
             Seat(s.kind, s.name, s.user, s.bot, dict(s.choices), s.kind == "bot")
             for s in room.seats
         ]
-        new = self._build(room.game, room.options, seats, peer.user, room.private, dict(room.meta))
+        meta = {k: v for k, v in room.meta.items() if k != "rematch"}
+        new = self._build(room.game, room.options, seats, peer.user, room.private, meta)
+        room.meta["rematch"] = new.id
+        self.store.update_room(room.id, meta=room.meta)
         await self.store.create_room(self._row(new))
         self._register(new)
         frame = encode(RematchCreated(room=room.id, new_room=new.id))
@@ -233,6 +242,7 @@ class Hub:
         for room in self.rooms.values():
             if room.status == "playing":
                 self.bots.start_room(room)
+                room.absent_humans()
                 room._after_change()
 
     # -- lobby ----------------------------------------------------------------------------------
@@ -309,7 +319,7 @@ class Hub:
             if room.status == "waiting" and not room.peers and idle > self.settings.idle_expiry:
                 log.info("room_expired", room=room.id)
                 self.store.update_room(room.id, status="expired")
-                self.spawn(room.call(lambda room=room: room._close("expired")))  # type: ignore[misc]
+                self.spawn(room.call(room.expire))
             elif room.status == "finished" and not room.peers and idle > 600:
                 self.rooms.pop(room.id, None)
                 self.spawn(room.stop())

@@ -163,7 +163,7 @@ class Room:
 
     async def _run(self) -> None:
         structlog.contextvars.bind_contextvars(room=self.id, game=self.game.id)
-        while True:
+        while not self.closed:
             work, answer = await self._queue.get()
             if answer.cancelled():
                 continue
@@ -177,7 +177,7 @@ class Room:
                 if not answer.done():
                     answer.set_exception(Refused(ErrorCode.INTERNAL, "The room failed; see logs."))
                 if isinstance(error, _Broken):
-                    await self._close("internal_error")
+                    self._close("internal_error")
                     return
             else:
                 if not answer.done():
@@ -192,10 +192,13 @@ class Room:
         return await answer
 
     async def stop(self) -> None:
-        """Stop the room's task (server shutdown): queued requests are not run."""
+        """Stop the room (server shutdown or unloading): queued requests are answered with
+        ``shutting_down`` instead of being run, and the task ends."""
+        self.closed = True
         if self._timer is not None:
             self._timer.cancel()
         self.hub.bots.stop_room(self)
+        self._fail_queued(ErrorCode.SHUTTING_DOWN, "The server is shutting down.")
         if self._task is not None:
             self._task.cancel()
             await asyncio.gather(self._task, return_exceptions=True)
@@ -256,8 +259,10 @@ class Room:
 
     async def join(self, peer: Peer, seat: int, code: str | None) -> None:
         """Seat ``peer``'s person at ``seat``: an open seat before the start, their own seat at
-        any time (a reconnect), or a bot seat at any time (a human takes it over)."""
-        self._check_code(code)
+        any time (a reconnect), or a bot seat at any time (a human takes it over). A private
+        room's code is needed except to reclaim one's own seat."""
+        if self.seat_of(peer.user) != seat:
+            self._check_code(code)
         if not 0 <= seat < len(self.seats):
             raise Refused(
                 ErrorCode.NO_SUCH_SEAT, f"Room {self.id} has seats 0-{len(self.seats) - 1}."
@@ -306,11 +311,19 @@ class Room:
         seat = self.seat_of(peer.user)
         self.peers.pop(peer, None)
         if seat is not None and self.status == "waiting":
-            self.seats[seat] = Seat()
-            self._persist_seats()
+            self._free(seat)
         elif seat is not None:
             self.disconnected(peer.user, seat)
         self._changed()
+
+    def _free(self, seat: int) -> None:
+        """Open a seat again before the start, keeping its per-seat choices; every connection
+        that saw it goes back to the public view, so it never sees the next occupant's."""
+        self.seats[seat] = Seat(choices=self.seats[seat].choices)
+        for other, viewer in self.peers.items():
+            if viewer == seat:
+                self.peers[other] = None
+        self._persist_seats()
 
     def detach(self, peer: Peer) -> None:
         """A connection closed: forget it here (not a request, so it runs at once)."""
@@ -354,13 +367,10 @@ class Room:
                 ErrorCode.NO_SUCH_SEAT, f"Room {self.id} has seats 0-{len(self.seats) - 1}."
             )
         gone = self.seats[seat].user
-        self.seats[seat] = Seat()
-        self._persist_seats()
-        for other, viewer in list(self.peers.items()):
-            if other.user == gone and gone is not None:
+        self._free(seat)
+        for other in self.peers:
+            if gone is not None and other.user == gone:
                 other.send(Kicked(room=self.id, seat=seat))
-                if viewer == seat:
-                    self.peers[other] = None
         self._changed()
 
     # -- starting -------------------------------------------------------------------------------
@@ -384,7 +394,15 @@ class Room:
             self._send_snapshot(other, viewer)
         self._changed()
         self.hub.bots.start_room(self)
+        self.absent_humans()
         self._after_change()
+
+    def absent_humans(self) -> None:
+        """Start the grace period of every seated person not connected now."""
+        connected = {peer.user for peer in self.peers}
+        for seat, slot in enumerate(self.seats):
+            if slot.kind == "human" and slot.user not in connected:
+                self.hub.bots.human_gone(self, seat)
 
     def _deal(self) -> None:
         specs = [
@@ -480,17 +498,19 @@ class Room:
         appended = time.perf_counter()
         await self.hub.store.append(self.id, record)
         self.hub.metrics.append.observe(time.perf_counter() - appended)
+        # The record is durable: from here a failure cannot be answered as a refusal, so it
+        # closes the room (it is rebuilt from its log on the next start).
         try:
             state = self.state
             for event in events:
                 state = self.game.evolve(state, event)
+            self.state = state
+            self.seq = record.seq
+            self.position += len(events)
+            self._refresh_views(record=True)
+            self._after_change()
         except Exception as error:
-            raise _Broken("evolve failed on a committed record") from error
-        self.state = state
-        self.seq = record.seq
-        self.position += len(events)
-        self._refresh_views(record=True)
-        self._after_change()
+            raise _Broken("a committed record could not be applied") from error
 
     def _after_change(self) -> None:
         outcome = self.game.outcome(self.state)
@@ -625,7 +645,10 @@ class Room:
             self.hub.bots.human_back(self, seat)
         kept = [(seq, frames) for seq, frames in self.history if seq > seen]
         complete = (bool(kept) and kept[0][0] == seen + 1) or seen == self.seq
-        if epoch != self.hub.epoch or not complete or seen > self.seq:
+        # Deltas are only built for viewers someone watched; any gap means a snapshot.
+        complete = complete and all(seat in frames for _, frames in kept)
+        # seq 0 names both the empty view before the start and the first view: a snapshot.
+        if epoch != self.hub.epoch or not complete or seen > self.seq or seen == 0:
             self._send_snapshot(peer, seat, ref)
         else:
             for _, frames in kept:
@@ -673,11 +696,23 @@ class Room:
 
     # -- closing --------------------------------------------------------------------------------
 
-    async def _close(self, reason: str) -> None:
+    async def expire(self) -> None:
+        """Close an idle waiting room (housekeeping)."""
+        self._close("expired")
+
+    def _fail_queued(self, code: ErrorCode, message: str) -> None:
+        while not self._queue.empty():
+            _, answer = self._queue.get_nowait()
+            if not answer.done():
+                answer.set_exception(Refused(code, message))
+
+    def _close(self, reason: str) -> None:
+        """Close the room for good: tell its viewers, answer what is queued, forget it."""
         self.closed = True
         if self._timer is not None:
             self._timer.cancel()
         self.hub.bots.stop_room(self)
+        self._fail_queued(ErrorCode.NO_SUCH_ROOM, f"Room {self.id} closed ({reason}).")
         frame = encode(RoomClosed(room=self.id, reason=reason))
         for peer in self.peers:
             peer.send_frame(frame)

@@ -1,0 +1,94 @@
+"""Edge cases of seats, resume and shutdown that once went wrong."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+
+import pytest
+
+from clients.sdk import LuminClient, ServerError, bot, human
+from protocol.messages import Resume, Snapshot
+from server.app import LuminServer
+from tests.server.test_play import play_seat
+from tests.server.test_rooms import play_one
+
+
+async def test_resume_of_a_viewer_nobody_watched_gets_a_snapshot(connect) -> None:
+    ada: LuminClient = await connect("Ada")
+    eve: LuminClient = await connect("Eve")
+    room = await ada.create_room("flip_over_frog", seats=[human(), bot()], sit=0)
+    await eve.watch(room)
+    await ada.start(room)
+    await eve.changed(room)
+    seen, epoch = eve.seq(room), eve.conn.views[room].epoch
+    await eve.close()  # nobody watches the public view while Ada plays on
+    rng = random.Random(3)
+    for _ in range(3):
+        while not ada.legal(room):
+            await ada.changed(room)
+        await play_one(ada, room, rng)
+    back: LuminClient = await connect("Eve2")
+    answer = await back.request(Resume(room=room, seq=seen, epoch=epoch))
+    assert isinstance(answer, Snapshot) and answer.seq > seen
+    assert back.seq(room) == answer.seq and back.view(room) == answer.view
+
+
+async def test_leaving_a_seat_takes_its_view_from_every_tab(connect, server) -> None:
+    ada, bob = await connect("Ada"), await connect("Bob")
+    room = await ada.create_room("flip_over_frog", seats=[human(), human()], sit=1)
+    tab = await connect("Ada", token=ada.token)
+    await tab.watch(room)
+    await ada.leave(room)
+    await bob.join(room, 1)
+    await bob.ready(room)
+    host = await connect("Host")
+    await host.join(room, 0)
+    live = server.hub.rooms[room]
+    assert live.peers[next(p for p in live.peers if p.user == tab.user)] is None
+    assert tab.user == ada.user
+
+
+async def test_a_person_absent_at_the_start_gets_a_stand_in(connect, server) -> None:
+    ada: LuminClient = await connect("Ada")
+    bob: LuminClient = await connect("Bob")
+    room = await ada.create_room("flip_over_frog", seats=[human(), human()], sit=0)
+    await bob.join(room, 1)
+    await bob.ready(room)
+    await bob.close()
+    await ada.start(room)
+    await asyncio.wait_for(play_seat(ada, room, random.Random(8), "flip_over_frog"), 60)
+    assert server.hub.rooms[room].status == "finished"
+
+
+async def test_rematch_is_for_players_and_asking_twice_gives_one_room(connect) -> None:
+    ada: LuminClient = await connect("Ada")
+    eve: LuminClient = await connect("Eve")
+    room = await ada.create_room("flip_over_frog", seats=[human(), bot()], sit=0)
+    await eve.watch(room)
+    await ada.start(room)
+    await asyncio.wait_for(play_seat(ada, room, random.Random(9), "flip_over_frog"), 60)
+    with pytest.raises(ServerError) as refused:
+        await eve.rematch(room)
+    assert refused.value.code == "not_seated"
+    assert await ada.rematch(room) == await ada.rematch(room)
+
+
+async def test_shutdown_with_requests_in_flight_finishes(connect, server: LuminServer) -> None:
+    clients = [await connect(f"P{n}") for n in range(4)]
+    rooms = [
+        await c.create_room("flip_over_frog", seats=[human(), human()], sit=0) for c in clients
+    ]
+
+    async def spam(client: LuminClient, room: str) -> None:
+        with pytest.raises(ServerError):
+            while True:
+                await client.ready(room, True)
+
+    tasks = [asyncio.create_task(spam(c, r)) for c, r in zip(clients, rooms, strict=True)]
+    await asyncio.sleep(0.2)
+    started = time.monotonic()
+    await asyncio.wait_for(server.stop(), 15)
+    assert time.monotonic() - started < 10
+    await asyncio.gather(*tasks, return_exceptions=True)
