@@ -33,7 +33,7 @@ from websockets.asyncio.server import ServerConnection, broadcast, serve
 
 from clients.sdk import LuminClient, human
 from protocol.codec import encode
-from protocol.messages import Act, Delta
+from protocol.messages import Act, Delta, Snapshot
 
 __all__ = ["bench_race", "relay_main"]
 
@@ -132,16 +132,15 @@ async def _lumin_room(
 
     counts = await asyncio.gather(*(slide(c) for c in clients))
     view = recorder.view(room)
-    sizes["view"].append(len(_pack(view)))
+    # A full view as the client receives one: the snapshot frame (view, legal, envelope).
+    copy = recorder.conn.views[room]
+    snapshot = Snapshot(
+        room=room, epoch=copy.epoch, seq=copy.seq, seat=copy.seat, view=view, legal=copy.legal
+    )
+    sizes["view"].append(len(encode(snapshot)))
     for client in clients:
         await client.close()
     return sum(counts)
-
-
-def _pack(value: Any) -> bytes:
-    import msgpack
-
-    return msgpack.packb(value, use_bin_type=True)
 
 
 async def _relay_room(url: str, window: _Window, latencies: list[float], payload: bytes) -> int:
