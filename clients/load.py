@@ -254,15 +254,25 @@ def _summary(result: dict[str, Any]) -> dict[str, Any]:
 
 
 def bench_race(
-    rooms: int, seconds: float, target: str = "lumin", url: str | None = None
+    rooms: int,
+    seconds: float,
+    target: str = "lumin",
+    url: str | None = None,
+    durability: str = "process",
 ) -> dict[str, Any]:
-    """Run the benchmark (see the module docstring) and return its numbers."""
+    """Run the benchmark (see the module docstring) and return its numbers; ``durability``
+    is the server's mode when the benchmark starts it."""
     server_core, load_core = _cores()
     if load_core is not None:
         os.sched_setaffinity(0, {load_core})
-    report: dict[str, Any] = {"rooms": rooms, "clients": rooms * 4, "pinned": load_core is not None}
+    report: dict[str, Any] = {
+        "rooms": rooms,
+        "clients": rooms * 4,
+        "pinned": load_core is not None,
+        "durability": durability if url is None else None,
+    }
     with tempfile.TemporaryDirectory() as data:
-        report.update(_run_target("lumin", rooms, seconds, url, server_core, data))
+        report.update(_run_target("lumin", rooms, seconds, url, server_core, data, durability))
         if target == "relay":
             relay = _run_target("relay", rooms, seconds, None, server_core, data)
             report["relay"] = relay
@@ -275,7 +285,13 @@ def bench_race(
 
 
 def _run_target(
-    target: str, rooms: int, seconds: float, url: str | None, core: int | None, data: str
+    target: str,
+    rooms: int,
+    seconds: float,
+    url: str | None,
+    core: int | None,
+    data: str,
+    durability: str = "process",
 ) -> dict[str, Any]:
     process = None
     if url is None:
@@ -300,6 +316,8 @@ def _run_target(
                 "100000",
                 "--log-level",
                 "warning",
+                "--durability",
+                durability,
             ]
         process = subprocess.Popen(_pinned(command, core), cwd=ROOT, stderr=subprocess.DEVNULL)
         if target == "relay":

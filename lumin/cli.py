@@ -361,14 +361,21 @@ def bench() -> None:
     help="relay: also run the same load against a bare websockets relay.",
 )
 @click.option("--url", default=None, help="An already running server (ws://HOST:PORT/ws).")
+@click.option(
+    "--durability",
+    type=click.Choice(["process", "fsync"]),
+    default="process",
+    show_default=True,
+    help="The server's durability mode (when the benchmark starts the server).",
+)
 @click.option("--json", "as_json", is_flag=True)
 def bench_race_command(
-    rooms: int, seconds: float, target: str, url: str | None, as_json: bool
+    rooms: int, seconds: float, target: str, url: str | None, durability: str, as_json: bool
 ) -> None:
     """Flash 8 race rooms of 4 closed-loop clients sliding as fast as the server answers."""
     from clients.load import bench_race
 
-    report = bench_race(rooms, seconds, target, url)
+    report = bench_race(rooms, seconds, target, url, durability)
     if as_json:
         click.echo(json.dumps(report))
         return
