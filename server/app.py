@@ -75,6 +75,10 @@ __all__ = ["Client", "LuminServer", "run"]
 
 log = structlog.get_logger("lumin.server")
 
+#: What one connection may hold open, so no client can grow the server without bound.
+MAX_REPLAYS = 8
+MAX_MUTED = 256
+
 
 class Client:
     """One websocket connection (a :class:`~server.room.Peer` to the rooms it is in)."""
@@ -378,7 +382,9 @@ class Client:
 
     async def on_mute(self, request: Mute) -> None:
         if request.muted:
-            self.muted.add(request.user)
+            if len(self.muted) >= MAX_MUTED:
+                raise Refused(ErrorCode.BAD_FIELD, f"At most {MAX_MUTED} people can be muted.")
+            self.muted.add(request.user[:64])
         else:
             self.muted.discard(request.user)
         self.send(Ok(ref=request.id))
@@ -403,6 +409,10 @@ class Client:
         return replay
 
     async def on_open_replay(self, request: OpenReplay) -> None:
+        if len(self.replays) >= MAX_REPLAYS:
+            raise Refused(
+                ErrorCode.BAD_FIELD, f"At most {MAX_REPLAYS} open replays; close one first."
+            )
         replay = Replay(self.hub.store, request.room, request.viewer)
         replay_id = f"p{len(self.replays) + 1}"
         while replay_id in self.replays:

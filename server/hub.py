@@ -323,8 +323,4 @@ class Hub:
             elif room.status == "finished" and not room.peers and idle > 600:
                 self.rooms.pop(room.id, None)
                 self.spawn(room.stop())
-        cutoff = now - self.settings.retention_days * 86400
-        for row in self.store.rooms(["finished", "expired", "broken"]):
-            ended = row.finished or row.created
-            if ended < cutoff:
-                self.store.delete_room(row.id)
+        self.store.delete_ended_before(now - self.settings.retention_days * 86400)

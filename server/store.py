@@ -289,10 +289,15 @@ class EventStore:
         assignments = ", ".join(f"{n} = ?" for n in names)
         return self._submit(f"UPDATE rooms SET {assignments} WHERE id = ?", (*values, room))
 
-    def delete_room(self, room: str) -> asyncio.Future[None]:
-        """Forget a room and its log (retention)."""
-        self._submit("DELETE FROM records WHERE room = ?", (room,))
-        return self._submit("DELETE FROM rooms WHERE id = ?", (room,))
+    def delete_ended_before(self, cutoff: float) -> asyncio.Future[None]:
+        """Forget every finished, expired or broken room (and its log) that ended before
+        ``cutoff`` (retention), in SQL, without reading the rooms."""
+        ended = (
+            "SELECT id FROM rooms WHERE status IN ('finished', 'expired', 'broken')"
+            " AND COALESCE(finished, created) < ?"
+        )
+        self._submit(f"DELETE FROM records WHERE room IN ({ended})", (cutoff,))
+        return self._submit(f"DELETE FROM rooms WHERE id IN ({ended})", (cutoff,))
 
     def save_identity(self, token_hash: str, name: str, created: float) -> asyncio.Future[None]:
         """Remember a guest identity by the hash of its secret token."""

@@ -136,3 +136,20 @@ async def test_graceful_shutdown_closes_connections_with_going_away(
         await server.stop()
         await socket.wait_closed()
         assert socket.close_code == 1001
+
+
+async def test_finished_games_are_deleted_after_the_retention_period(
+    connect, server: LuminServer
+) -> None:
+    ada: LuminClient = await connect("Ada")
+    room = await ada.create_room("flip_over_frog", seats=[bot(), bot()])
+    await ada.watch(room)
+    await wait_over(ada, room)
+    await asyncio.sleep(0.1)
+    server.hub.sweep(time.time())
+    await asyncio.sleep(0.1)
+    assert server.store.room(room) is not None, "kept within the retention period"
+    server.hub.sweep(time.time() + server.settings.retention_days * 86400 + 1)
+    await asyncio.sleep(0.1)
+    assert server.store.room(room) is None
+    assert list(server.store.records(room)) == []
