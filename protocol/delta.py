@@ -226,13 +226,22 @@ def _scalar_equal(old: Any, new: Any) -> bool:
     return type(old) is type(new) and bool(old == new)
 
 
-def _lower_bound(value: Any) -> int:
-    """A cheap lower bound of a value's msgpack size: every element takes at least one byte."""
+def _shallow_bound(value: Any) -> int:
+    """A lower bound of a value's msgpack size from its own length: every element takes at
+    least one byte, every map key at least its characters plus one."""
     if _is_map(value):
-        return 1 + 2 * len(value)
+        return 1 + sum(len(key) + 2 for key in value)
     if _is_array(value):
         return 1 + len(value)
     return 1
+
+
+def _lower_bound(value: Any) -> int:
+    """A cheap lower bound of a value's msgpack size, looking one level into arrays (views
+    are often lists of maps), so that the exact size of a whole container is rarely needed."""
+    if _is_array(value):
+        return 1 + sum(_shallow_bound(item) for item in value)
+    return _shallow_bound(value)
 
 
 _SCALARS = frozenset({type(None), bool, int, float, str, bytes})
@@ -288,7 +297,7 @@ def _diff(old: Any, new: Any, path: str, out: list[PatchOp]) -> int:
             cost += _emit(RemoveOp(f"{path}/{index}"), out)
     # Keep the operations unless one replace of the whole container is smaller. The exact
     # size of that replace is only computed when the operations could be the larger.
-    if cost > _lower_bound(new):
+    if cost > 1 + 2 * len(new) and cost > _lower_bound(new):  # cheapest bound first
         whole = ReplaceOp(path, new)
         size = _size(whole)
         if size < cost:
