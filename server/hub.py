@@ -21,14 +21,17 @@ from engine.registry import game_ids, get_game
 from protocol.codec import encode
 from protocol.errors import ErrorCode
 from protocol.fairness import commit
-from protocol.messages import CreateRoom, LobbyUpdate, RematchCreated, RoomSummary
+from protocol.messages import CreateRoom, LobbyUpdate, RematchCreated, RoomSummary, SeatInfo
 from server.bots import BotSeats
 from server.config import Settings
 from server.metrics import Metrics
 from server.room import Peer, Refused, Room, Seat, room_code
 from server.store import EventStore, RoomRow
 
-__all__ = ["Hub"]
+__all__ = ["Hub", "stored_summary"]
+
+#: How many finished games (beyond those in memory) the lobby lists, newest first.
+FINISHED_LISTED = 50
 
 log = structlog.get_logger("lumin.hub")
 
@@ -251,11 +254,18 @@ class Hub:
         return not room.private and not room.closed
 
     def summaries(self, game: str | None = None) -> list[RoomSummary]:
-        """Every public room in memory (optionally of one game), newest first."""
+        """Every public room in memory (optionally of one game), newest first, then the most
+        recent finished public games kept in the store, for replay."""
         rooms = sorted(self.rooms.values(), key=lambda r: r.created, reverse=True)
-        return [
+        live = [
             r.summary() for r in rooms if self.listed(r) and (game is None or r.game.id == game)
         ]
+        kept = [
+            stored_summary(row)
+            for row in self.store.finished(limit=FINISHED_LISTED, game=game)
+            if row.id not in self.rooms
+        ]
+        return live + kept
 
     def room_changed(self, room: Room) -> None:
         """Queue a lobby update for ``room``."""
@@ -324,3 +334,33 @@ class Hub:
                 self.rooms.pop(room.id, None)
                 self.spawn(room.stop())
         self.store.delete_ended_before(now - self.settings.retention_days * 86400)
+
+
+def stored_summary(row: RoomRow) -> RoomSummary:
+    """The lobby's summary of a finished game that is only in the store."""
+    seats = tuple(
+        SeatInfo(
+            seat=n,
+            kind=seat["kind"],
+            name=seat.get("name"),
+            user=seat.get("user"),
+            bot=seat.get("bot"),
+            choices=seat.get("choices", {}),
+            ready=bool(seat.get("ready")),
+            connected=False,
+        )
+        for n, seat in enumerate(row.seats)
+    )
+    return RoomSummary(
+        room=row.id,
+        game=row.game,
+        options=row.options,
+        seats=seats,
+        state="finished",
+        host=row.host,
+        spectators=0,
+        private=row.private,
+        commitment=row.commitment,
+        turn_clock=row.meta.get("turn_clock"),
+        created=row.created,
+    )

@@ -340,6 +340,16 @@ class EventStore:
         rows = self._reader.execute(sql + " ORDER BY created", params).fetchall()
         return [_room_row(row) for row in rows]
 
+    def finished(self, limit: int, game: str | None = None) -> list[RoomRow]:
+        """The most recently finished public games, newest first (optionally of one game)."""
+        sql = "SELECT * FROM rooms WHERE status = 'finished' AND private = 0"
+        params: tuple[Any, ...] = ()
+        if game is not None:
+            sql += " AND game = ?"
+            params = (game,)
+        rows = self._reader.execute(sql + " ORDER BY finished DESC LIMIT ?", (*params, limit))
+        return [_room_row(row) for row in rows.fetchall()]
+
     def room(self, room: str) -> RoomRow | None:
         """One stored room, or ``None``."""
         row = self._reader.execute("SELECT * FROM rooms WHERE id = ?", (room,)).fetchone()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import time
 import urllib.request
 
 import pytest
@@ -164,3 +165,19 @@ async def test_flash8_solo_results_are_kept_as_high_scores(connect, server) -> N
     (best,) = scores["high_scores"]
     assert best["room"] == room and best["score"] == ada.game_over[room].outcome.scores[0]
     assert best["rank"] in ("TACHYON", "PHOTON", "NEUTRINO", "ELECTRON", "QUARK", "GLUON")
+
+
+async def test_finished_games_stay_listed_for_replay_after_leaving_memory(connect, server) -> None:
+    ada = await connect("Ada")
+    room = await bots_only(ada, seats=2)
+    await ada.watch(room)
+    await wait_over(ada, room)
+    await ada.leave(room)
+    await asyncio.sleep(0.1)
+    server.hub.sweep(time.time() + 3600)  # nobody in it for an hour: it leaves memory
+    await asyncio.sleep(0.1)
+    assert room not in server.hub.rooms
+    listed = {r.room: r for r in await ada.list_rooms()}
+    assert listed[room].state == "finished" and listed[room].game == "flip_over_frog"
+    replay = await ada.open_replay(room)
+    assert replay.length > 0
