@@ -141,6 +141,8 @@ class Client:
         self.refill = now
         if self.tokens >= 1:
             self.tokens -= 1
+            if self.tokens >= self.settings.burst / 2:
+                self.floods = 0  # a calm client is forgiven its past floods
             return True
         return False
 

@@ -315,12 +315,17 @@ class Hub:
 
     # -- housekeeping ---------------------------------------------------------------------------
 
-    async def housekeeping(self, every: float = 30.0) -> None:
-        """Forever: expire idle waiting rooms, unload finished rooms nobody watches, and delete
-        finished games older than the retention period."""
+    async def housekeeping(self, every: float = 30.0, checkpoint: float = 2.0) -> None:
+        """Forever: checkpoint the store's WAL every ``checkpoint`` seconds (in a thread), and
+        every ``every`` seconds expire idle waiting rooms, unload finished rooms nobody watches
+        and delete finished games older than the retention period."""
+        last = time.monotonic()
         while True:
-            await asyncio.sleep(every)
-            self.sweep(time.time())
+            await asyncio.sleep(checkpoint)
+            await asyncio.to_thread(self.store.checkpoint)
+            if time.monotonic() - last >= every:
+                last = time.monotonic()
+                self.sweep(time.time())
 
     def sweep(self, now: float) -> None:
         """One housekeeping pass (see :meth:`housekeeping`)."""

@@ -166,27 +166,53 @@ class EventStore:
         sync = "FULL" if self.durability == "fsync" else "NORMAL"
         connection.execute(f"PRAGMA synchronous={sync}")
         connection.execute("PRAGMA busy_timeout=5000")
+        # Checkpoints run from a thread (:meth:`checkpoint`), never inside a commit on the loop.
+        connection.execute("PRAGMA wal_autocheckpoint=0")
         return connection
+
+    def checkpoint(self) -> None:
+        """Copy the WAL into the database file (SQLite's PASSIVE checkpoint: it never blocks
+        writers). Runs in a thread of its own with its own connection."""
+        connection = sqlite3.connect(self.path, isolation_level=None)
+        try:
+            connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
+        finally:
+            connection.close()
 
     # -- writing --------------------------------------------------------------------------------
 
-    def _commit(self, connection: sqlite3.Connection, batch: list[_Job]) -> BaseException | None:
-        """Run a batch in one transaction; returns the failure, if any."""
+    def _commit(
+        self, connection: sqlite3.Connection, batch: list[_Job]
+    ) -> list[BaseException | None]:
+        """Run a batch in one transaction; returns each job's failure (``None`` when it is
+        committed). When the batch fails, each job is retried in a transaction of its own, so
+        one bad write (a bug) fails only its own future, never another room's."""
         started = time.perf_counter()
-        error: BaseException | None = None
+        errors: list[BaseException | None] = [None] * len(batch)
         try:
-            connection.execute("BEGIN")
-            for sql, params, _, _ in batch:
-                connection.execute(sql, params)
-            connection.execute("COMMIT")
-        except BaseException as failure:  # every waiting future learns of it
-            error = failure
-            if connection.in_transaction:
-                connection.execute("ROLLBACK")
+            self._transaction(connection, batch)
+        except sqlite3.Error:
+            for index, job in enumerate(batch):
+                try:
+                    self._transaction(connection, [job])
+                except sqlite3.Error as failure:
+                    errors[index] = failure
         self.commit_seconds += time.perf_counter() - started
         self.batches += 1
         self.appended += len(batch)
-        return error
+        return errors
+
+    @staticmethod
+    def _transaction(connection: sqlite3.Connection, jobs: list[_Job]) -> None:
+        try:
+            connection.execute("BEGIN")
+            for sql, params, _, _ in jobs:
+                connection.execute(sql, params)
+            connection.execute("COMMIT")
+        except BaseException:
+            if connection.in_transaction:
+                connection.execute("ROLLBACK")
+            raise
 
     def _write_loop(self) -> None:
         """The fsync mode's writer thread: commit each batch, merging any that queued up."""
@@ -205,8 +231,8 @@ class EventStore:
                     stop = True
                     break
                 batch.extend(more)
-            error = self._commit(connection, batch)
-            for _, _, future, loop in batch:
+            errors = self._commit(connection, batch)
+            for (_, _, future, loop), error in zip(batch, errors, strict=True):
                 if future is not None and loop is not None:
                     loop.call_soon_threadsafe(_settle, future, error)
             if stop:
@@ -231,8 +257,8 @@ class EventStore:
         if self._writer is not None:
             self._jobs.put(batch)
             return
-        error = self._commit(self._reader, batch)
-        for _, _, future, _ in batch:
+        errors = self._commit(self._reader, batch)
+        for (_, _, future, _), error in zip(batch, errors, strict=True):
             if future is not None:
                 _settle(future, error)
 

@@ -1,0 +1,110 @@
+"""The SQLite event store: batched durable appends, both durability modes, retention."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+import pytest
+
+from server.store import EventStore, Record, RoomRow
+
+
+def row(room: str, status: str = "playing", finished: float | None = None) -> RoomRow:
+    return RoomRow(
+        room,
+        "flip_over_frog",
+        {},
+        [],
+        b"s" * 16,
+        b"t" * 16,
+        "c",
+        False,
+        None,
+        None,
+        status,
+        1.0,
+        None,
+        finished,
+        {},
+    )
+
+
+def record(seq: int) -> Record:
+    return Record(
+        seq,
+        seq * 3,
+        0,
+        {"type": "play", "tile": "R1", "space": seq},
+        float(seq),
+        ({"type": "turn_passed", "seat": 1},),
+    )
+
+
+@pytest.mark.parametrize("durability", ["process", "fsync"])
+async def test_appends_in_one_loop_turn_share_a_commit_and_survive_reopening(
+    tmp_path: Path, durability: str
+) -> None:
+    store = EventStore(tmp_path / "db.sqlite3", durability)
+    await store.create_room(row("r1"))
+    batches = store.batches
+    await asyncio.gather(*(store.append("r1", record(n)) for n in range(1, 51)))
+    assert store.batches - batches <= 2, "fifty appends took one or two commits"
+    store.checkpoint()
+    store.close()
+    again = EventStore(tmp_path / "db.sqlite3", durability)
+    assert [r.seq for r in again.records("r1")] == list(range(1, 51))
+    assert list(again.records("r1", after=48)) == [record(49), record(50)]
+    again.close()
+
+
+async def test_close_commits_what_is_still_queued(tmp_path: Path) -> None:
+    store = EventStore(tmp_path / "db.sqlite3")
+    await store.create_room(row("r1"))
+    store.append("r1", record(1))  # queued, not awaited
+    store.close()
+    again = EventStore(tmp_path / "db.sqlite3")
+    assert [r.seq for r in again.records("r1")] == [1]
+    again.close()
+
+
+async def test_a_duplicate_record_fails_its_append_and_nothing_else(tmp_path: Path) -> None:
+    store = EventStore(tmp_path / "db.sqlite3")
+    await store.create_room(row("r1"))
+    await store.append("r1", record(1))
+    with pytest.raises(Exception, match="UNIQUE"):
+        await store.append("r1", record(1))
+    await store.append("r1", record(2))
+    assert [r.seq for r in store.records("r1")] == [1, 2]
+    store.close()
+
+
+async def test_retention_deletes_ended_rooms_and_their_logs_only(tmp_path: Path) -> None:
+    store = EventStore(tmp_path / "db.sqlite3")
+    now = time.time()
+    await store.create_room(row("old", "finished", finished=now - 100))
+    await store.create_room(row("new", "finished", finished=now))
+    await store.create_room(row("live"))
+    for room in ("old", "new", "live"):
+        await store.append(room, record(1))
+    await store.delete_ended_before(now - 50)
+    assert store.room("old") is None and list(store.records("old")) == []
+    assert store.room("new") is not None and store.room("live") is not None
+    assert [r.id for r in store.finished(limit=10)] == ["new"]
+    store.close()
+
+
+async def test_a_bad_write_in_a_batch_fails_only_itself(tmp_path: Path) -> None:
+    store = EventStore(tmp_path / "db.sqlite3")
+    await store.create_room(row("r1"))
+    await store.append("r1", record(1))
+    results = await asyncio.gather(
+        store.append("r1", record(1)),  # a duplicate: refused by the primary key
+        store.append("r1", record(2)),
+        store.append("r1", record(3)),
+        return_exceptions=True,
+    )
+    assert isinstance(results[0], Exception) and results[1:] == [None, None]
+    assert [r.seq for r in store.records("r1")] == [1, 2, 3]
+    store.close()
