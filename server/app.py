@@ -484,13 +484,17 @@ class LuminServer:
         self._housekeeping: asyncio.Task[None] | None = None
         self.recovered = 0
 
-    def origins(self) -> set[str]:
-        """Allowed Origin headers: the configured ones, or else the server's own address.
-        Clients that send no Origin (bots, terminal clients) are not browsers and may connect."""
+    def origin_allowed(self, origin: str | None, host: str | None) -> bool:
+        """Whether a websocket request's Origin may connect: one of the configured origins, or,
+        when none are configured, the page's own origin (the Origin names the host the request
+        was sent to, so the browser client served by this server connects wherever it is
+        reached, ``--host 0.0.0.0`` included). Clients that send no Origin (bots, terminal
+        clients) are not browsers and may connect."""
+        if origin is None:
+            return True
         if self.settings.origins:
-            return set(self.settings.origins)
-        hosts = (self.settings.host, "localhost", "127.0.0.1")
-        return {f"http://{host}:{self.port}" for host in hosts}
+            return origin in self.settings.origins
+        return host is not None and origin in (f"http://{host}", f"https://{host}")
 
     async def start(self) -> None:
         """Rebuild rooms from the log, then listen."""
@@ -531,7 +535,7 @@ class LuminServer:
         path = request.path.split("?", 1)[0]
         if path == "/ws":
             origin = request.headers.get("Origin")
-            if origin is not None and origin not in self.origins():
+            if not self.origin_allowed(origin, request.headers.get("Host")):
                 body = f"Origin {origin} is not allowed to open a Lumin connection.\n"
                 return _response(HTTPStatus.FORBIDDEN, body.encode(), "text/plain")
             return None

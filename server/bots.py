@@ -105,6 +105,8 @@ class BotSeats:
     def __init__(self, hub: Hub) -> None:
         self.hub = hub
         self.drivers: dict[tuple[str, int], _Driver] = {}
+        #: The same drivers by room, so a room's command touches only its own bots.
+        self.by_room: dict[str, dict[int, _Driver]] = {}
         self.grace: dict[tuple[str, int], asyncio.TimerHandle] = {}
         self.clocks: dict[tuple[str, int], tuple[int, asyncio.TimerHandle]] = {}
 
@@ -112,7 +114,9 @@ class BotSeats:
         key = (room.id, seat)
         if key in self.drivers and not self.drivers[key].task.done():
             return
-        self.drivers[key] = _Driver(room, seat, kind, self.hub.settings.bot_delay, once)
+        driver = _Driver(room, seat, kind, self.hub.settings.bot_delay, once)
+        self.drivers[key] = driver
+        self.by_room.setdefault(room.id, {})[seat] = driver
 
     def start_room(self, room: Room) -> None:
         """Start a task for every bot seat of a room that is playing."""
@@ -122,22 +126,19 @@ class BotSeats:
 
     def seats_of(self, room: Room) -> set[int | None]:
         """The seats of ``room`` a bot is playing now."""
-        return {
-            seat
-            for (room_id, seat), d in self.drivers.items()
-            if room_id == room.id and not d.task.done()
-        }
+        return {seat for seat, d in self.by_room.get(room.id, {}).items() if not d.task.done()}
 
     def stop_seat(self, room: Room, seat: int) -> None:
         """Stop whatever bot plays ``seat`` (a human took it over or came back)."""
         driver = self.drivers.pop((room.id, seat), None)
+        self.by_room.get(room.id, {}).pop(seat, None)
         if driver is not None:
             driver.stop()
 
     def stop_room(self, room: Room) -> None:
         """Stop every bot task and timer of a room."""
-        for key in [k for k in self.drivers if k[0] == room.id]:
-            self.drivers.pop(key).stop()
+        for seat in self.by_room.pop(room.id, {}):
+            self.drivers.pop((room.id, seat)).stop()
         for key in [k for k in self.grace if k[0] == room.id]:
             self.grace.pop(key).cancel()
         for key in [k for k in self.clocks if k[0] == room.id]:
@@ -145,9 +146,8 @@ class BotSeats:
 
     def poke(self, room: Room) -> None:
         """The room changed: wake its bots and arm the turn clock of whoever must move."""
-        for (room_id, _), driver in self.drivers.items():
-            if room_id == room.id:
-                driver.changed.set()
+        for driver in self.by_room.get(room.id, {}).values():
+            driver.changed.set()
         limit = room.meta.get("turn_clock")
         if not limit:
             return

@@ -284,12 +284,12 @@ class Hub:
         update = LobbyUpdate(rooms=tuple(changed), removed=tuple(sorted(self._removed)))
         self._dirty.clear()
         self._removed.clear()
+        self._gauge()
         if not self.lobby or (not update.rooms and not update.removed):
             return
         frame = encode(update)
         for peer in self.lobby:
             peer.send_frame(frame)
-        self._gauge()
 
     def _gauge(self) -> None:
         counts = {"waiting": 0, "playing": 0, "finished": 0}

@@ -75,6 +75,13 @@ async def test_foreign_origin_is_refused(server, url) -> None:
     own = f"http://127.0.0.1:{server.port}"
     async with connect(url, origin=own) as socket:
         assert socket.protocol.state.name == "OPEN"
+    # The same page reached under another name is still its own origin.
+    other_name = f"ws://localhost:{server.port}/ws"
+    async with connect(other_name, origin=f"http://localhost:{server.port}") as socket:
+        assert socket.protocol.state.name == "OPEN"
+    with pytest.raises(InvalidStatus):
+        async with connect(other_name, origin=own):
+            pass
 
 
 async def test_private_room_needs_its_code_and_is_not_listed(connect) -> None:
