@@ -14,6 +14,7 @@ import click
 
 from engine.registry import game_ids, get_game
 from engine.selfplay import GameResult, arena_summary, play_game
+from server.config import Settings
 
 __all__ = ["main"]
 
@@ -250,18 +251,22 @@ def arena(
                 )
 
 
+#: The server's defaults live in ``server.config.Settings``; the flags show the same ones.
+_SERVE = Settings()
+
+
 def _env(name: str) -> str:
     return f"LUMIN_{name}"
 
 
 @main.command()
-@click.option("--host", envvar=_env("HOST"), default="127.0.0.1", show_default=True)
-@click.option("--port", envvar=_env("PORT"), type=int, default=8700, show_default=True)
+@click.option("--host", envvar=_env("HOST"), default=_SERVE.host, show_default=True)
+@click.option("--port", envvar=_env("PORT"), type=int, default=_SERVE.port, show_default=True)
 @click.option(
     "--data",
     envvar=_env("DATA"),
     type=click.Path(path_type=Path),
-    default=Path("data"),
+    default=_SERVE.data,
     show_default=True,
     help="Data folder (the SQLite event store).",
 )
@@ -270,20 +275,20 @@ def _env(name: str) -> str:
     "origins",
     envvar=_env("ORIGINS"),
     multiple=True,
-    help="Allowed browser Origin (repeat); default: the server's own address.",
+    help="Allowed browser Origin (repeat); default: the page's own origin (same origin).",
 )
 @click.option(
     "--durability",
     envvar=_env("DURABILITY"),
     type=click.Choice(["process", "fsync"]),
-    default="process",
+    default=_SERVE.durability,
     show_default=True,
 )
 @click.option(
     "--max-frame",
     envvar=_env("MAX_FRAME"),
     type=int,
-    default=64 * 1024,
+    default=_SERVE.max_frame,
     show_default=True,
     help="Largest client frame in bytes.",
 )
@@ -291,16 +296,16 @@ def _env(name: str) -> str:
     "--rate",
     envvar=_env("RATE"),
     type=float,
-    default=50.0,
+    default=_SERVE.rate,
     show_default=True,
     help="Messages per second per connection.",
 )
-@click.option("--burst", envvar=_env("BURST"), type=int, default=100, show_default=True)
+@click.option("--burst", envvar=_env("BURST"), type=int, default=_SERVE.burst, show_default=True)
 @click.option(
     "--bot-delay",
     envvar=_env("BOT_DELAY"),
     type=float,
-    default=0.8,
+    default=_SERVE.bot_delay,
     show_default=True,
     help="Seconds a bot waits before a turn-based move.",
 )
@@ -308,15 +313,23 @@ def _env(name: str) -> str:
     "--grace",
     envvar=_env("GRACE"),
     type=float,
-    default=120.0,
+    default=_SERVE.grace,
     show_default=True,
     help="Seconds before a bot plays for a disconnected player.",
 )
 @click.option(
-    "--idle-expiry", envvar=_env("IDLE_EXPIRY"), type=float, default=1800.0, show_default=True
+    "--idle-expiry",
+    envvar=_env("IDLE_EXPIRY"),
+    type=float,
+    default=_SERVE.idle_expiry,
+    show_default=True,
 )
 @click.option(
-    "--retention-days", envvar=_env("RETENTION_DAYS"), type=float, default=30.0, show_default=True
+    "--retention-days",
+    envvar=_env("RETENTION_DAYS"),
+    type=float,
+    default=_SERVE.retention_days,
+    show_default=True,
 )
 @click.option(
     "--static",

@@ -17,7 +17,8 @@ class Settings:
     port: int = 8700
     data: Path = Path("data")
     #: Allowed ``Origin`` headers for websocket connections; clients that send no Origin (bots,
-    #: terminal clients) are always allowed. Empty means: same host as the server only.
+    #: terminal clients) are always allowed. Empty means same origin: the Origin must name the
+    #: Host the request was sent to.
     origins: tuple[str, ...] = ()
     #: Largest frame a client may send, in bytes.
     max_frame: int = 64 * 1024
