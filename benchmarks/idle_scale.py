@@ -11,16 +11,15 @@ from __future__ import annotations
 import argparse
 import asyncio
 import resource
-import socket
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 from websockets.asyncio.client import connect
 
+from clients.load import free_port, wait_healthy
 from protocol.codec import decode, encode
 from protocol.messages import Hello, WatchLobby
 
@@ -33,12 +32,6 @@ def rss_kib(pid: int) -> int:
         if line.startswith("VmRSS:"):
             return int(line.split()[1])
     raise RuntimeError("no VmRSS")
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 async def open_one(url: str, n: int) -> object:
@@ -77,12 +70,7 @@ async def run(connections: int, batch: int) -> None:
         ]
         server = subprocess.Popen(command, cwd=ROOT, stderr=subprocess.DEVNULL)
         try:
-            for _ in range(200):
-                try:
-                    urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1)
-                    break
-                except OSError:
-                    time.sleep(0.05)
+            wait_healthy(port)
             url = f"ws://127.0.0.1:{port}/ws"
             before = rss_kib(server.pid)
             sockets: list[object] = []

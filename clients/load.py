@@ -35,12 +35,13 @@ from clients.sdk import LuminClient, human
 from protocol.codec import encode
 from protocol.messages import Act, Delta, Snapshot
 
-__all__ = ["bench_race", "relay_main"]
+__all__ = ["bench_race", "free_port", "relay_main", "wait_healthy"]
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _free_port() -> int:
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 right now (for a server the caller is about to start)."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
@@ -66,7 +67,8 @@ def _cores() -> tuple[int | None, int | None]:
     return None, None
 
 
-def _wait_healthy(port: int) -> None:
+def wait_healthy(port: int) -> None:
+    """Wait (up to about 20 s) until the Lumin server on ``port`` answers ``/healthz``."""
     for _ in range(400):
         try:
             with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1):
@@ -295,7 +297,7 @@ def _run_target(
 ) -> dict[str, Any]:
     process = None
     if url is None:
-        port = _free_port()
+        port = free_port()
         if target == "relay":
             command = [sys.executable, "-m", "clients.load", "relay", str(port)]
         else:
@@ -323,7 +325,7 @@ def _run_target(
         if target == "relay":
             time.sleep(1.0)
         else:
-            _wait_healthy(port)
+            wait_healthy(port)
         url = f"ws://127.0.0.1:{port}" + ("" if target == "relay" else "/ws")
     try:
         result = asyncio.run(_drive(target, url, rooms, seconds, process.pid if process else None))

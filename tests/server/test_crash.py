@@ -9,13 +9,12 @@ import json
 import os
 import random
 import signal
-import socket
 import subprocess
 import sys
-import time
 import urllib.request
 from pathlib import Path
 
+from clients.load import free_port, wait_healthy
 from clients.sdk import LuminClient, ServerError, human
 from engine.core import expand_legal, to_wire
 from engine.registry import get_game
@@ -24,12 +23,6 @@ from server.store import EventStore
 from server.verify import verify_document
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def start_server(data: Path, port: int) -> subprocess.Popen[bytes]:
@@ -54,16 +47,12 @@ def start_server(data: Path, port: int) -> subprocess.Popen[bytes]:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1) as answer:
-                if json.load(answer)["status"] == "ok":
-                    return process
-        except OSError:
-            time.sleep(0.05)
-    process.kill()
-    raise RuntimeError("the server did not start")
+    try:
+        wait_healthy(port)
+    except RuntimeError:
+        process.kill()
+        raise
+    return process
 
 
 async def play_until(
