@@ -21,7 +21,7 @@ from engine.registry import game_ids, get_game
 from protocol.codec import encode
 from protocol.errors import ErrorCode
 from protocol.fairness import commit
-from protocol.messages import CreateRoom, LobbyUpdate, RematchCreated, RoomSummary, SeatInfo
+from protocol.messages import CreateRoom, LobbyUpdate, RematchCreated, RoomSummary
 from server.bots import BotSeats
 from server.config import Settings
 from server.metrics import Metrics
@@ -343,19 +343,7 @@ class Hub:
 
 def stored_summary(row: RoomRow) -> RoomSummary:
     """The lobby's summary of a finished game that is only in the store."""
-    seats = tuple(
-        SeatInfo(
-            seat=n,
-            kind=seat["kind"],
-            name=seat.get("name"),
-            user=seat.get("user"),
-            bot=seat.get("bot"),
-            choices=seat.get("choices", {}),
-            ready=bool(seat.get("ready")),
-            connected=False,
-        )
-        for n, seat in enumerate(row.seats)
-    )
+    seats = tuple(Seat.from_wire(seat).info(n, False) for n, seat in enumerate(row.seats))
     return RoomSummary(
         room=row.id,
         game=row.game,

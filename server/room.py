@@ -100,6 +100,19 @@ class Seat:
     def to_wire(self) -> dict[str, Any]:
         return attrs.asdict(self)
 
+    def info(self, n: int, connected: bool) -> SeatInfo:
+        """The lobby's view of this seat, as seat ``n``."""
+        return SeatInfo(
+            seat=n,
+            kind=self.kind,  # type: ignore[arg-type]
+            name=self.name,
+            user=self.user,
+            bot=self.bot,
+            choices=self.choices,
+            ready=self.ready,
+            connected=connected,
+        )
+
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Seat:
         return cls(**data)
@@ -209,16 +222,7 @@ class Room:
         """What the lobby shows of this room."""
         connected = {peer.user for peer in self.peers}
         seats = tuple(
-            SeatInfo(
-                seat=n,
-                kind=seat.kind,  # type: ignore[arg-type]
-                name=seat.name,
-                user=seat.user,
-                bot=seat.bot,
-                choices=seat.choices,
-                ready=seat.ready,
-                connected=seat.kind == "bot" or (seat.user is not None and seat.user in connected),
-            )
+            seat.info(n, seat.kind == "bot" or (seat.user is not None and seat.user in connected))
             for n, seat in enumerate(self.seats)
         )
         return RoomSummary(
