@@ -130,12 +130,11 @@ class Hub:
         meta: dict[str, Any] = {}
         if request.turn_clock:
             meta["turn_clock"] = float(request.turn_clock)
-        room = self._build(game, options, seats, peer.user, request.private, meta)
-        await self.store.create_room(self._row(room))
-        self._register(room)
+        room, stored = self._create(game, options, seats, peer.user, request.private, meta)
+        await stored
         return room
 
-    def _build(
+    def _create(
         self,
         game: Game,
         options: dict[str, Any],
@@ -143,7 +142,9 @@ class Hub:
         host: str | None,
         private: bool,
         meta: dict[str, Any],
-    ) -> Room:
+    ) -> tuple[Room, asyncio.Future[None]]:
+        """Deal a fresh seed and salt and start the new waiting room; its row is queued for
+        the store ahead of anything the room appends, and the future says it is durable."""
         seed, salt = secrets.token_bytes(16), secrets.token_bytes(16)
         row = RoomRow(
             id="r" + secrets.token_hex(5),
@@ -162,27 +163,10 @@ class Hub:
             finished=None,
             meta=meta,
         )
-        return Room(self, row, game)
-
-    @staticmethod
-    def _row(room: Room) -> RoomRow:
-        return RoomRow(
-            id=room.id,
-            game=room.game.id,
-            options=room.options,
-            seats=[seat.to_wire() for seat in room.seats],
-            seed=room.seed,
-            salt=room.salt,
-            commitment=room.commitment,
-            private=room.private,
-            code=room.code,
-            host=room.host,
-            status=room.status,
-            created=room.created,
-            started=room.started,
-            finished=room.finished,
-            meta=room.meta,
-        )
+        stored = self.store.create_room(row)
+        room = Room(self, row, game)
+        self._register(room)
+        return room, stored
 
     def _register(self, room: Room) -> None:
         self.rooms[room.id] = room
@@ -212,11 +196,10 @@ class Hub:
             for s in room.seats
         ]
         meta = {k: v for k, v in room.meta.items() if k != "rematch"}
-        new = self._build(room.game, room.options, seats, peer.user, room.private, meta)
-        room.meta["rematch"] = new.id
+        new, stored = self._create(room.game, room.options, seats, peer.user, room.private, meta)
+        room.meta["rematch"] = new.id  # before any await: a second request finds this room
         self.store.update_room(room.id, meta=room.meta)
-        await self.store.create_room(self._row(new))
-        self._register(new)
+        await stored
         frame = encode(RematchCreated(room=room.id, new_room=new.id))
         for other in room.peers:
             other.send_frame(frame)
