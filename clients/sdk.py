@@ -38,9 +38,11 @@ from protocol.messages import (
     CommandRejected,
     CreateRoom,
     Error,
+    GameInfo,
     GameOver,
     JoinSeat,
     Leave,
+    ListGames,
     ListRooms,
     Message,
     OpenReplay,
@@ -250,6 +252,11 @@ class LuminClient:
     async def watch_lobby(self) -> list[RoomSummary]:
         answer = await self.request(WatchLobby())
         return list(answer.rooms)  # type: ignore[attr-defined]
+
+    async def list_games(self) -> list[GameInfo]:
+        """The games the server hosts: options, seat choices, bots, seat counts."""
+        answer = await self.request(ListGames())
+        return list(answer.games)  # type: ignore[attr-defined]
 
     async def list_rooms(self, game: str | None = None) -> list[RoomSummary]:
         answer = await self.request(ListRooms(game=game))

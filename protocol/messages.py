@@ -33,18 +33,22 @@ __all__ = [
     "CreateRoom",
     "Delta",
     "Error",
+    "GameInfo",
     "GameOver",
+    "Games",
     "Hello",
     "JoinSeat",
     "Kick",
     "Kicked",
     "Leave",
+    "ListGames",
     "ListRooms",
     "LobbyUpdate",
     "Message",
     "Mute",
     "Ok",
     "OpenReplay",
+    "OptionInfo",
     "OutcomeInfo",
     "Ping",
     "Pong",
@@ -203,6 +207,38 @@ class OutcomeInfo:
     details: Data = attrs.field(factory=dict)
 
 
+@attrs.frozen(kw_only=True)
+class OptionInfo:
+    """A room option or per-seat choice a game offers: its ``name``, ``kind`` (``"int"``,
+    ``"float"``, ``"bool"`` or ``"choice"``), ``default``, a sentence (``doc``), the allowed
+    ``choices`` of a choice, and the bounds of a number (``None`` = unbounded)."""
+
+    name: str
+    kind: Literal["int", "float", "bool", "choice"]
+    default: Any
+    doc: str
+    choices: tuple[Any, ...] = ()
+    minimum: float | None = None
+    maximum: float | None = None
+
+
+@attrs.frozen(kw_only=True)
+class GameInfo:
+    """A game the server hosts, with everything a client needs to offer a room of it: room
+    ``options``, ``seat_options`` (per-seat choices), the ``bots`` it offers and its
+    ``default_bot``, and ``seats``: how many seats a room may have, as a list of
+    ``{"when": {option: value}, "min": n, "max": m}`` where the first entry whose ``when``
+    matches the room's options (an empty ``when`` matches all) applies."""
+
+    id: str
+    name: str
+    options: tuple[OptionInfo, ...] = ()
+    seat_options: tuple[OptionInfo, ...] = ()
+    bots: tuple[str, ...] = ()
+    default_bot: str
+    seats: tuple[Data, ...] = ()
+
+
 # --- handshake and connection -----------------------------------------------------------------
 
 
@@ -333,6 +369,27 @@ class ListRooms(Message):
     SENDERS = _FROM_CLIENT
     game: str | None = None
     id: int | None = _id()
+
+
+@_message
+@attrs.frozen(kw_only=True)
+class ListGames(Message):
+    """Ask for the games the server hosts; answered by ``games``."""
+
+    TYPE = "list_games"
+    SENDERS = _FROM_CLIENT
+    id: int | None = _id()
+
+
+@_message
+@attrs.frozen(kw_only=True)
+class Games(Message):
+    """The games the server hosts, answering ``list_games``."""
+
+    TYPE = "games"
+    SENDERS = _FROM_SERVER
+    ref: int | None = _id()
+    games: tuple[GameInfo, ...] = ()
 
 
 @_message

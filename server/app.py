@@ -38,10 +38,12 @@ from protocol.messages import (
     CommandRejected,
     CreateRoom,
     Error,
+    Games,
     Hello,
     JoinSeat,
     Kick,
     Leave,
+    ListGames,
     ListRooms,
     Message,
     Mute,
@@ -64,6 +66,7 @@ from protocol.messages import (
     WatchRoom,
     Welcome,
 )
+from server.catalog import catalog
 from server.config import Settings
 from server.hub import Hub
 from server.metrics import Metrics
@@ -284,6 +287,9 @@ class Client:
         self.hub.lobby.discard(self)
         self.send(Ok(ref=request.id))
 
+    async def on_list_games(self, request: ListGames) -> None:
+        self.send(Games(ref=request.id, games=catalog()))
+
     async def on_list_rooms(self, request: ListRooms) -> None:
         self.send(RoomList(ref=request.id, rooms=tuple(self.hub.summaries(request.game))))
 
@@ -450,6 +456,7 @@ _HANDLERS: dict[type[Message], Callable[[Client, Any], Awaitable[None]]] = {
     Ping: Client.on_ping,
     WatchLobby: Client.on_watch_lobby,
     UnwatchLobby: Client.on_unwatch_lobby,
+    ListGames: Client.on_list_games,
     ListRooms: Client.on_list_rooms,
     CreateRoom: Client.on_create_room,
     JoinSeat: Client.on_join_seat,

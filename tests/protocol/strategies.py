@@ -70,6 +70,8 @@ def _for_type(kind: Any, name: str) -> st.SearchStrategy[Any]:
         return st.booleans()
     if kind == PatchOp:
         return patch_ops
+    if kind is Any:
+        return views(max_leaves=4)
     if origin is typing.Literal:
         return st.sampled_from(args)
     if origin in (typing.Union, types.UnionType):

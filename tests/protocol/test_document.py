@@ -16,12 +16,21 @@ import pytest
 from protocol.codec import decode, from_map
 from protocol.connection import ClientConnection, ServerConnection, State
 from protocol.errors import ErrorCode, ProtocolError
-from protocol.messages import MESSAGES, OutcomeInfo, RoomSummary, SeatChoice, SeatInfo
+from protocol.messages import (
+    MESSAGES,
+    GameInfo,
+    OptionInfo,
+    OutcomeInfo,
+    RoomSummary,
+    SeatChoice,
+    SeatInfo,
+)
 
 DOC = (Path(__file__).resolve().parents[2] / "docs" / "protocol.md").read_text()
 
 STRUCTURES: dict[str, type[Any]] = {
-    cls.__name__: cls for cls in (SeatChoice, SeatInfo, RoomSummary, OutcomeInfo)
+    cls.__name__: cls
+    for cls in (SeatChoice, SeatInfo, RoomSummary, OutcomeInfo, OptionInfo, GameInfo)
 }
 
 

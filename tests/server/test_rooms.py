@@ -43,6 +43,31 @@ async def test_lobby_lists_rooms_and_sends_live_updates(connect) -> None:
     assert room in [r.room for r in await bob.list_rooms("flip_over_frog")]
 
 
+async def test_games_lists_every_game_with_what_a_room_of_it_may_have(connect) -> None:
+    """A client builds its create-room form from ``list_games`` alone: a room made from the
+    listed seat counts, bots and options is accepted."""
+    ada = await connect("Ada")
+    games = {game.id: game for game in await ada.list_games()}
+    assert set(games) == {"flip_over_frog", "neon_hex", "flash8", "neon_flip"}
+    flash8 = games["flash8"]
+    assert flash8.name == "Flash 8" and flash8.default_bot in flash8.bots
+    assert [o.name for o in flash8.seat_options] == ["handicap"]
+    mode = next(o for o in flash8.options if o.name == "mode")
+    assert mode.kind == "choice" and set(mode.choices) == {"race", "solo"}
+    assert [(r["when"], r["min"], r["max"]) for r in flash8.seats] == [
+        ({"mode": "race"}, 2, 4),
+        ({"mode": "solo"}, 1, 1),
+    ]
+    hex_seats = games["neon_hex"].seats
+    assert hex_seats == ({"when": {}, "min": 2, "max": 5},)
+    for game in games.values():
+        rule = game.seats[0]
+        options = {o.name: o.default for o in game.options} | rule["when"]
+        seats = [bot(kind) for kind in game.bots][: rule["max"]]
+        seats += [bot(game.default_bot)] * (rule["min"] - len(seats))
+        assert await ada.create_room(game.id, seats=seats, options=options)
+
+
 async def test_bot_only_room_plays_itself_to_the_end_for_spectators(connect) -> None:
     ada, eve = await connect("Ada"), await connect("Eve")
     room = await bots_only(ada, seats=4)
