@@ -14,7 +14,6 @@ broadcast it to the room, no game, no store) and reports the ratio.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import random
 import shutil
@@ -28,12 +27,13 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+import msgpack
 from websockets.asyncio.client import connect
 from websockets.asyncio.server import ServerConnection, broadcast, serve
 
-from clients.sdk import LuminClient, human
 from protocol.codec import encode
-from protocol.messages import Act, Delta, Snapshot
+from protocol.messages import Act
+from server import eventloop
 
 __all__ = ["bench_race", "free_port", "relay_main", "wait_healthy"]
 
@@ -85,41 +85,92 @@ def _percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
+class _Racer:
+    """One closed-loop load client, as lean as a fast bot can be: it decodes frames with
+    msgpack alone and keeps only its seat's legal commands and ``seq`` (it needs no view to
+    pick a slide), so the load generator measures the server rather than itself."""
+
+    def __init__(self, socket: Any) -> None:
+        self.socket = socket
+        self.next_id = 0
+        self.seq = 0
+        self.legal: list[dict[str, Any]] = []
+        self.over = False
+        self.frames: list[tuple[str, int]] = []  # (type, bytes) of snapshot and delta frames
+
+    @classmethod
+    async def connect(cls, url: str, name: str) -> _Racer:
+        racer = cls(await connect(url, max_size=None, compression=None))
+        await racer.request({"type": "hello", "versions": [1], "name": name})
+        return racer
+
+    def _note(self, frame: bytes) -> dict[str, Any]:
+        message: dict[str, Any] = msgpack.unpackb(frame)
+        kind = message["type"]
+        if kind == "snapshot":
+            self.seq, self.legal = message.get("seq", 0), message.get("legal", [])
+            self.frames.append((kind, len(frame)))
+        elif kind == "delta":
+            self.seq = message["seq"]
+            if message.get("legal") is not None:
+                self.legal = message["legal"]
+            self.frames.append((kind, len(frame)))
+        elif kind == "game_over":
+            self.over = True
+        return message
+
+    async def request(self, message: dict[str, Any], answer: str | None = None) -> dict[str, Any]:
+        """Send ``message`` with a fresh id; read (and note) frames until its answer (of type
+        ``answer``, or any but the snapshot that some requests also bring)."""
+        self.next_id += 1
+        await self.socket.send(msgpack.packb({**message, "id": self.next_id}))
+        while True:
+            reply = self._note(await self.socket.recv())
+            if reply.get("ref") != self.next_id:
+                continue
+            if reply["type"] == "error":
+                raise RuntimeError(f"{message['type']}: {reply['message']}")
+            if reply["type"] == answer or (answer is None and reply["type"] != "snapshot"):
+                return reply
+
+    async def until_sliding(self) -> None:
+        while not any(entry["type"] == "slide" for entry in self.legal):
+            self._note(await self.socket.recv())
+
+
 async def _lumin_room(
     url: str, window: _Window, latencies: list[float], sizes: dict[str, list[int]]
 ) -> int:
     """One race room of four closed-loop clients; returns the slides they made."""
-    clients = [await LuminClient.connect(url, f"load{n}") for n in range(4)]
-    host = clients[0]
-    room = await host.create_room(
-        "flash8", seats=[human() for _ in range(4)], options={"countdown": 0.2}, sit=0
+    racers = [await _Racer.connect(url, f"load{n}") for n in range(4)]
+    host = racers[0]
+    created = await host.request(
+        {
+            "type": "create_room",
+            "game": "flash8",
+            "seats": [{"kind": "human"}] * 4,
+            "options": {"countdown": 0.2},
+            "sit": 0,
+        }
     )
-    for seat, client in enumerate(clients[1:], start=1):
-        await client.join(room, seat)
-        await client.ready(room)
-    await host.start(room)
+    room = created["room"]
+    for seat, racer in enumerate(racers[1:], start=1):
+        await racer.request({"type": "join_seat", "room": room, "seat": seat})
+        await racer.request({"type": "ready", "room": room})
+    await host.request({"type": "start", "room": room})
+    for racer in racers:
+        await racer.until_sliding()
+    recorder = racers[1]
+    recorder.frames.clear()
     rng = random.Random(room)
-    for client in clients:
-        while not any(entry["type"] == "slide" for entry in client.legal(room)):
-            await client.changed(room)
-    recorder = clients[1]
-    original = recorder._dispatch
-
-    def measure(message: Any) -> None:
-        if isinstance(message, Delta) and message.room == room:
-            sizes["delta"].append(len(encode(message)))
-        original(message)
-
-    recorder._dispatch = measure  # type: ignore[method-assign]
     await window.ready()
 
-    async def slide(client: LuminClient) -> int:
+    async def slide(racer: _Racer) -> int:
         made = 0
-        while time.perf_counter() < window.deadline and room not in client.game_over:
-            moves = [e for e in client.legal(room) if e["type"] == "slide"]
+        while time.perf_counter() < window.deadline and not racer.over:
+            moves = [entry for entry in racer.legal if entry["type"] == "slide"]
             if not moves:
-                with contextlib.suppress(TimeoutError):
-                    await client.changed(room, timeout=0.5)
+                await racer.until_sliding()
                 continue
             entry = rng.choice(moves)
             command = {k: v for k, v in entry.items() if k not in ("choose", "preview")}
@@ -127,26 +178,27 @@ async def _lumin_room(
                 ((field, values),) = entry["choose"].items()
                 command[field] = rng.choice(values)
             sent = time.perf_counter()
-            await client.request(Act(room=room, command=command, seq=client.seq(room)))
+            answer = await racer.request(
+                {"type": "act", "room": room, "command": command, "seq": racer.seq}
+            )
             latencies.append(time.perf_counter() - sent)
-            made += 1
+            made += answer["type"] == "accepted"
         return made
 
-    counts = await asyncio.gather(*(slide(c) for c in clients))
-    view = recorder.view(room)
-    # A full view as the client receives one: the snapshot frame (view, legal, envelope).
-    copy = recorder.conn.views[room]
-    snapshot = Snapshot(
-        room=room, epoch=copy.epoch, seq=copy.seq, seat=copy.seat, view=view, legal=copy.legal
-    )
-    sizes["view"].append(len(encode(snapshot)))
-    for client in clients:
-        await client.close()
+    counts = await asyncio.gather(*(slide(racer) for racer in racers))
+    sizes["delta"].extend(size for kind, size in recorder.frames if kind == "delta")
+    # A full view as a client receives one: the snapshot frame (view, legal, envelope) that a
+    # resume from seq 0 always gets.
+    recorder.frames.clear()
+    await recorder.request({"type": "resume", "room": room, "seq": 0, "epoch": ""}, "snapshot")
+    sizes["view"].extend(size for kind, size in recorder.frames if kind == "snapshot")
+    for racer in racers:
+        await racer.socket.close()
     return sum(counts)
 
 
 async def _relay_room(url: str, window: _Window, latencies: list[float], payload: bytes) -> int:
-    sockets = [await connect(url, max_size=None) for _ in range(4)]
+    sockets = [await connect(url, max_size=None, compression=None) for _ in range(4)]
     await window.ready()
 
     async def loop(sock: Any, tag: bytes) -> int:
@@ -180,13 +232,14 @@ async def _relay_server(port: int) -> None:
         finally:
             members.discard(sock)
 
-    async with serve(handler, "127.0.0.1", port, max_size=None):
+    # The same websocket settings as Lumin's server: no per-message compression.
+    async with serve(handler, "127.0.0.1", port, max_size=None, compression=None):
         await asyncio.Future()
 
 
 def relay_main(port: int) -> None:
     """Run the bare relay (``python -m clients.load relay PORT``)."""
-    asyncio.run(_relay_server(port))
+    eventloop.run(_relay_server(port))
 
 
 class _Window:
@@ -328,7 +381,8 @@ def _run_target(
             wait_healthy(port)
         url = f"ws://127.0.0.1:{port}" + ("" if target == "relay" else "/ws")
     try:
-        result = asyncio.run(_drive(target, url, rooms, seconds, process.pid if process else None))
+        pid = process.pid if process else None
+        result = eventloop.run(_drive(target, url, rooms, seconds, pid))
     finally:
         if process is not None:
             process.terminate()

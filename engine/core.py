@@ -35,8 +35,10 @@ __all__ = [
     "Game",
     "OptionSpec",
     "Outcome",
+    "PatchOp",
     "Rejected",
     "SeatSpec",
+    "ViewPatcher",
     "Viewer",
     "chance",
     "expand_legal",
@@ -262,14 +264,72 @@ class Game(Protocol):
         ...
 
 
+#: One view patch operation in wire form: ``["replace", pointer, value]``, ``["add", pointer,
+#: value]`` or ``["remove", pointer]`` (RFC 6902 semantics, ``docs/protocol.md``).
+PatchOp = list[Any]
+
+
+@runtime_checkable
+class ViewPatcher(Protocol):
+    """Optional, for games with frequent small steps (a Flash 8 slide): the view change an
+    event makes, known from the event, so the server need not build and diff whole views.
+
+    ``view_patch(before, after, events, viewer)`` returns operations that turn
+    ``view(before, viewer)`` into exactly ``view(after, viewer)`` (msgpack-equal), where
+    ``after`` is ``before`` with ``events`` applied, or ``None`` when the game does not know
+    (the server then diffs the views). The contract suite checks the promise at every step of
+    random games.
+    """
+
+    def view_patch(
+        self, before: Any, after: Any, events: Sequence[Event], viewer: Viewer
+    ) -> list[PatchOp] | None: ...
+
+
+class _Chance(random.Random):
+    """A ``random.Random`` that is seeded when first drawn from: most commands draw nothing,
+    and seeding a Mersenne Twister costs more than deciding a Flash 8 slide. Every draw is
+    exactly the one ``random.Random(seed)`` would give."""
+
+    def __init__(self, material: bytes) -> None:  # no super().__init__: that seeds now
+        self._material: bytes | None = material
+        self.gauss_next = None
+
+    def _seed_now(self) -> None:
+        material = self._material
+        if material is not None:
+            self._material = None
+            super().seed(int.from_bytes(hashlib.sha256(material).digest(), "big"))
+
+    def random(self) -> float:
+        self._seed_now()
+        return super().random()
+
+    def getrandbits(self, k: int, /) -> int:
+        self._seed_now()
+        return super().getrandbits(k)
+
+    def getstate(self) -> tuple[Any, ...]:
+        self._seed_now()
+        return super().getstate()
+
+    def setstate(self, state: tuple[Any, ...]) -> None:
+        self._material = None
+        super().setstate(state)
+
+    def seed(self, a: Any = None, version: int = 2) -> None:
+        self._material = None
+        super().seed(a, version)
+
+
 def chance(seed: bytes, label: int | str) -> random.Random:
     """The generator for one point of a room's life: ``"setup"``, or a log position.
 
     It is ``random.Random`` seeded with the SHA-256 of the seed, a ``|`` and the label's
     decimal or text form, so anyone holding the revealed seed can recompute every draw.
+    (Seeding waits for the first draw; the draws are the same.)
     """
-    digest = hashlib.sha256(seed + b"|" + str(label).encode()).digest()
-    return random.Random(int.from_bytes(digest, "big"))
+    return _Chance(seed + b"|" + str(label).encode())
 
 
 # --- wire form -------------------------------------------------------------------------------

@@ -302,6 +302,14 @@ def _env(name: str) -> str:
 )
 @click.option("--burst", envvar=_env("BURST"), type=int, default=_SERVE.burst, show_default=True)
 @click.option(
+    "--send-buffer",
+    envvar=_env("SEND_BUFFER"),
+    type=int,
+    default=_SERVE.send_buffer,
+    show_default=True,
+    help="Unsent bytes a connection may hold before it is dropped as too slow.",
+)
+@click.option(
     "--bot-delay",
     envvar=_env("BOT_DELAY"),
     type=float,
@@ -338,11 +346,18 @@ def _env(name: str) -> str:
     default=None,
     help="Folder of the browser client's built files.",
 )
+@click.option(
+    "--loop",
+    envvar=_env("LOOP"),
+    type=click.Choice(["uvloop", "asyncio"]),
+    default=_SERVE.loop,
+    show_default=True,
+    help="The event loop: uvloop (faster) or the standard asyncio one.",
+)
 @click.option("--log-level", envvar=_env("LOG_LEVEL"), default="info", show_default=True)
 def serve(**flags: Any) -> None:
     """Run the Lumin server (SQLite in the data folder, one process) until SIGTERM."""
-    import asyncio
-
+    from server import eventloop
     from server.app import run
     from server.config import Settings
     from server.logs import configure_logging
@@ -355,7 +370,7 @@ def serve(**flags: Any) -> None:
     def ready(server: Any) -> None:
         click.echo(f"Lumin listening on ws://{settings.host}:{server.port}/ws", err=True)
 
-    asyncio.run(run(settings, ready))
+    eventloop.run(run(settings, ready), settings.loop)
 
 
 @main.group()

@@ -21,7 +21,7 @@ Structuring and unstructuring go through a cattrs converter configured for this 
 from __future__ import annotations
 
 import typing
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -40,6 +40,7 @@ __all__ = [
     "Limits",
     "decode",
     "encode",
+    "encode_delta",
     "from_map",
     "to_map",
 ]
@@ -273,6 +274,21 @@ def from_map(data: Any, *, sender: Sender | None = None) -> Message:
 
 
 # --- frames -----------------------------------------------------------------------------------
+
+
+def encode_delta(
+    room: str, base: int, seq: int, ops: Sequence[Any], legal: Sequence[Any] | None
+) -> bytes:
+    """Exactly ``encode(Delta(room=..., base=..., seq=..., ops=..., legal=...))`` for ``ops``
+    already in wire form (``protocol.delta.op_to_wire``), without building the message: the
+    server sends one of these per viewer per step."""
+    data: dict[str, Any] = {"type": "delta", "room": room, "base": base, "seq": seq}
+    if ops:
+        data["ops"] = ops
+    if legal is not None:
+        data["legal"] = legal
+    frame: bytes = msgpack.packb(data, use_bin_type=True)
+    return frame
 
 
 def encode(message: Message) -> bytes:

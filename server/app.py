@@ -26,6 +26,7 @@ from websockets.asyncio.server import ServerConnection as Socket
 from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
+from websockets.protocol import State
 
 from protocol.codec import Limits, decode
 from protocol.connection import InvalidState, ServerConnection
@@ -96,11 +97,12 @@ class Client:
         self.muted: set[str] = set()
         self.rooms: dict[str, Room] = {}
         self.replays: dict[str, Replay] = {}
-        self.outbox: asyncio.Queue[bytes | None] = asyncio.Queue(maxsize=settings.send_queue)
         self.tokens = float(settings.burst)
         self.refill = time.monotonic()
         self.floods = 0
         self.dropped = False
+        #: Frames made during this loop turn, written together at its end.
+        self.frames: list[bytes] = []
 
     # -- sending (never blocks the caller) ------------------------------------------------------
 
@@ -116,22 +118,32 @@ class Client:
             self.send_frame(frame)
 
     def send_frame(self, frame: bytes) -> None:
+        """Queue one frame for this loop turn's write (see :meth:`_write`); never waits."""
         if self.dropped:
             return
-        try:
-            self.outbox.put_nowait(frame)
-        except asyncio.QueueFull:
+        self.frames.append(frame)
+        if len(self.frames) == 1:
+            asyncio.get_running_loop().call_soon(self._write)
+
+    def _write(self) -> None:
+        """Write the frames of this loop turn in one go (one system call, not one per frame).
+
+        They go into the connection's transport buffer, which the operating system drains as
+        the client reads; a client whose unsent bytes pass ``send_buffer`` cannot keep up and
+        is disconnected, so it never slows its room or holds the server's memory.
+        """
+        frames, self.frames = self.frames, []
+        protocol, transport = self.socket.protocol, self.socket.transport
+        if self.dropped or protocol.state is not State.OPEN:
+            return
+        for frame in frames:
+            protocol.send_binary(frame)
+        transport.writelines(protocol.data_to_send())
+        if transport.get_write_buffer_size() > self.settings.send_buffer:
             self.dropped = True
             self.hub.metrics.dropped.inc()
             log.info("slow_client_dropped", user=self.user)
-            self.hub.spawn(self.socket.close(1008, "too slow: the server's queue is full"))
-
-    async def writer(self) -> None:
-        while True:
-            frame = await self.outbox.get()
-            if frame is None:
-                return
-            await self.socket.send(frame)
+            self.hub.spawn(self.socket.close(1008, "too slow: unsent data passed the limit"))
 
     # -- receiving ------------------------------------------------------------------------------
 
@@ -151,7 +163,6 @@ class Client:
 
     async def serve(self) -> None:
         """Read frames until the connection closes, answering each in turn."""
-        writer = asyncio.create_task(self.writer())
         try:
             async for frame in self.socket:
                 if not self._allow():
@@ -183,13 +194,6 @@ class Client:
             pass
         finally:
             self._goodbye()
-            with contextlib.suppress(asyncio.QueueFull):
-                self.outbox.put_nowait(None)
-            if self.conn.close_expected():
-                with contextlib.suppress(Exception):
-                    await asyncio.wait_for(writer, 1.0)
-            writer.cancel()
-            await asyncio.gather(writer, return_exceptions=True)
             await self.socket.close()
 
     def _refuse_flood(self, frame: bytes | str) -> None:

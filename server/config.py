@@ -25,8 +25,9 @@ class Settings:
     #: Messages a connection may send per second on average, and in a burst.
     rate: float = 50.0
     burst: int = 100
-    #: Frames queued for one connection before it is dropped as too slow.
-    send_queue: int = 1024
+    #: Bytes sent to one connection but not yet taken by its client before it is dropped as
+    #: too slow.
+    send_buffer: int = 1024 * 1024
     #: ``process`` (WAL, survives a killed process) or ``fsync`` (survives power loss).
     durability: str = "process"
     #: Seconds a bot waits before a turn-based move (0 for tests).
@@ -42,6 +43,8 @@ class Settings:
     #: Chat: characters per message, messages per 10 seconds per person.
     chat_length: int = 500
     chat_rate: int = 5
+    #: The event loop: ``uvloop`` (faster) or the standard ``asyncio`` one.
+    loop: str = "uvloop"
     #: Where the browser client's built files are served from ("/" of the server).
     static: Path | None = None
 

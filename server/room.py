@@ -13,7 +13,7 @@ import asyncio
 import collections
 import secrets
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import attrs
@@ -25,19 +25,19 @@ from engine.core import (
     Game,
     Rejected,
     SeatSpec,
+    ViewPatcher,
     chance,
     from_wire,
     outcome_to_wire,
     to_wire,
 )
-from protocol.codec import encode
-from protocol.delta import diff
+from protocol.codec import encode, encode_delta
+from protocol.delta import diff, op_to_wire
 from protocol.errors import ErrorCode
 from protocol.messages import (
     ChatMessage,
     CommandAccepted,
     CommandRejected,
-    Delta,
     GameOver,
     Kicked,
     Message,
@@ -154,6 +154,10 @@ class Room:
         # Viewers: every connection in the room, with the seat it sees (None: spectator).
         self.peers: dict[Peer, int | None] = {}
         self.views: dict[int | None, Any] = {}
+        #: Viewers whose current view has been sent (they get deltas), and a cache of views.
+        self.viewers: set[int | None] = set()
+        self._patcher = game if isinstance(game, ViewPatcher) else None
+        self._commands = hub.metrics.commands.labels(game.id)  # looked up once, not per command
         self.legal: dict[int, list[dict[str, Any]]] = {}
         self.legal_since: dict[int, int] = {}
         self.history: collections.deque[tuple[int, dict[int | None, bytes]]] = collections.deque(
@@ -471,7 +475,7 @@ class Room:
         await self._commit(seat, command, events, now)
         if peer is not None:
             peer.send(CommandAccepted(ref=ref, room=self.id, seq=self.seq))
-        self.hub.metrics.commands.labels(self.game.id).inc()
+        self._commands.inc()
         self.hub.metrics.latency.observe(time.perf_counter() - started)
         return None
 
@@ -505,13 +509,13 @@ class Room:
         # The record is durable: from here a failure cannot be answered as a refusal, so it
         # closes the room (it is rebuilt from its log on the next start).
         try:
-            state = self.state
+            before = state = self.state
             for event in events:
                 state = self.game.evolve(state, event)
             self.state = state
             self.seq = record.seq
             self.position += len(events)
-            self._refresh_views(record=True)
+            self._refresh_views(record=True, before=before, events=events)
             self._after_change()
         except Exception as error:
             raise _Broken("a committed record could not be applied") from error
@@ -575,15 +579,25 @@ class Room:
     def _viewers(self) -> list[int | None]:
         return [None, *range(len(self.seats))]
 
-    def _refresh_views(self, record: bool) -> None:
+    def _refresh_views(
+        self, record: bool, before: Any = None, events: Sequence[Event] = ()
+    ) -> None:
         """Bring views up to date; with ``record``, send each watched viewer its delta.
 
-        Every seat's legal commands are tracked (bots and the stale rule need them), but a view
-        is only computed for viewers someone is watching or a bot plays; the others are dropped
-        and computed afresh (:meth:`view_for`) when someone arrives, with a snapshot.
+        Every seat's legal commands are tracked (bots and the stale rule need them), but deltas
+        are only made for ``viewers``: those someone watches or a bot plays, whose current view
+        has been sent. Others are forgotten and get a snapshot when someone arrives.
+
+        When the game knows the patch its events make (``engine.core.ViewPatcher``, from
+        ``before``), that patch is the delta: no view is built or diffed, and the cached view
+        is dropped (:meth:`view_for` rebuilds it when someone needs it; a later diff starts
+        from the view of ``before``). Viewers given the same patch and no new legal commands
+        share one encoded frame.
         """
         frames: dict[int | None, bytes] = {}
         watched = set(self.peers.values()) | self.hub.bots.seats_of(self)
+        patcher = self._patcher if record else None
+        shared: tuple[list[Any], bytes] | None = None
         for viewer in self._viewers():
             legal: list[dict[str, Any]] | None = None
             if viewer is not None:
@@ -593,21 +607,34 @@ class Room:
                     self.legal_since[viewer] = self.seq
                     legal = fresh
             if viewer not in watched:
+                self.viewers.discard(viewer)
                 self.views.pop(viewer, None)
                 continue
-            view = self.game.view(self.state, viewer)
-            old = self.views.get(viewer)
-            if record and old is not None:
-                frames[viewer] = encode(
-                    Delta(
-                        room=self.id,
-                        base=self.seq - 1,
-                        seq=self.seq,
-                        ops=tuple(diff(old, view)),
-                        legal=None if legal is None else tuple(legal),
-                    )
-                )
-            self.views[viewer] = view
+            delta = record and viewer in self.viewers
+            self.viewers.add(viewer)
+            patch = None
+            if patcher is not None and delta:
+                patch = patcher.view_patch(before, self.state, events, viewer)
+            if patch is not None:
+                self.views.pop(viewer, None)
+                ops = patch
+            else:
+                view = self.game.view(self.state, viewer)
+                ops = []
+                if delta:
+                    old = self.views.get(viewer)
+                    if old is None:
+                        old = self.game.view(before, viewer)
+                    ops = [op_to_wire(op) for op in diff(old, view)]
+                self.views[viewer] = view
+            if not delta:
+                continue
+            if shared is not None and legal is None and patch == shared[0]:
+                frames[viewer] = shared[1]
+            else:
+                frames[viewer] = encode_delta(self.id, self.seq - 1, self.seq, ops, legal)
+                if patch is not None and legal is None:
+                    shared = (patch, frames[viewer])
         if record:
             self.history.append((self.seq, frames))
             for peer, viewer in self.peers.items():
@@ -618,10 +645,13 @@ class Room:
                     self._send_snapshot(peer, viewer)
 
     def view_for(self, viewer: int | None) -> Any:
-        """The current view of ``viewer``, computed now if nobody was watching it."""
-        if viewer not in self.views:
-            self.views[viewer] = self.game.view(self.state, viewer)
-        return self.views[viewer]
+        """The current view of ``viewer`` (built now unless cached); from here on the viewer
+        gets deltas."""
+        self.viewers.add(viewer)
+        view = self.views.get(viewer)
+        if view is None:
+            view = self.views[viewer] = self.game.view(self.state, viewer)
+        return view
 
     def snapshot(self, viewer: int | None, ref: int | None = None) -> Snapshot:
         """The full view of ``viewer`` now."""

@@ -42,14 +42,28 @@ class SolverBot:
         self.seat = seat
         self.seen: set[str] = set()
         self.interval = 1.0 / pace
+        #: The seat's counters when last seen, and when they last changed: the bot's own
+        #: last action, which it paces from (views carry no per-seat action times).
+        self.progress: tuple[Any, ...] | None = None
+        self.last_action = 0.0
 
     def act(self, view: Mapping[str, Any], options: Sequence[Command], now: float) -> Action | None:
         if view["phase"] != "running" or not options:
             return None
         me = view["seats"][self.seat]
-        last = me["last_action_at"]
-        base = last if last is not None else view["started_at"]
-        at = max(now, base + self.interval)
+        progress = (
+            me["slides"],
+            me["misses"],
+            me.get("late"),
+            len(me.get("cards", ())),
+            len(view.get("claims", ())),
+        )
+        if progress != self.progress:
+            # Bots are asked after every change, so this is right after its own move landed;
+            # the first time, the race's start stands for its last action.
+            self.last_action = view["started_at"] if self.progress is None else now
+            self.progress = progress
+        at = max(now, self.last_action + self.interval)
         command = self.race(view, me["tablet"]) if view["mode"] == "race" else self.solo(view)
         return None if command is None else Action(at, command)
 

@@ -115,7 +115,6 @@ class RaceState:
     mark_tablet: tuple[str, ...] = ()
     mark_slides: tuple[int, ...] = ()
     locked_until: tuple[float | None, ...] = ()
-    last_action_at: tuple[float | None, ...] = ()
     takes: tuple[Take, ...] = ()
     misses: tuple[int, ...] = ()
     late: tuple[int, ...] = ()
@@ -164,7 +163,6 @@ def setup(options: Mapping[str, Any], seats: Sequence[SeatSpec], rng: random.Ran
         mark_tablet=tuple(tablets),
         mark_slides=zeros,
         locked_until=(None,) * players,
-        last_action_at=(None,) * players,
         misses=zeros,
         late=zeros,
         hints_given=zeros,
@@ -312,7 +310,6 @@ def evolve(state: RaceState, event: Event) -> RaceState:
             state,
             tablets=_put(state.tablets, event.seat, "".join(tablet)),
             slides=_put(state.slides, event.seat, state.slides[event.seat] + 1),
-            last_action_at=_put(state.last_action_at, event.seat, event.at),
         )
     if isinstance(event, CardTaken):
         seat, stack = event.seat, event.stack
@@ -329,7 +326,6 @@ def evolve(state: RaceState, event: Event) -> RaceState:
             mark_at=_put(state.mark_at, seat, event.at),
             mark_tablet=_put(state.mark_tablet, seat, state.tablets[seat]),
             mark_slides=_put(state.mark_slides, seat, state.slides[seat]),
-            last_action_at=_put(state.last_action_at, seat, event.at),
             takes=(*state.takes, take),
         )
     if isinstance(event, ClaimMissed):
@@ -338,13 +334,11 @@ def evolve(state: RaceState, event: Event) -> RaceState:
             state,
             locked_until=_put(state.locked_until, event.seat, locked),
             misses=_put(state.misses, event.seat, state.misses[event.seat] + 1),
-            last_action_at=_put(state.last_action_at, event.seat, event.at),
         )
     if isinstance(event, ClaimLate):
         return attrs.evolve(
             state,
             late=_put(state.late, event.seat, state.late[event.seat] + 1),
-            last_action_at=_put(state.last_action_at, event.seat, event.at),
         )
     if isinstance(event, LockoutEnded):
         return attrs.evolve(state, locked_until=_put(state.locked_until, event.seat, None))
@@ -462,7 +456,6 @@ def view(state: RaceState, viewer: int | None) -> dict[str, Any]:
                 "misses": state.misses[seat],
                 "late": state.late[seat],
                 "locked_until": state.locked_until[seat],
-                "last_action_at": state.last_action_at[seat],
                 "hint": None
                 if hint is None
                 else {
@@ -510,6 +503,15 @@ def view(state: RaceState, viewer: int | None) -> dict[str, Any]:
         ],
     }
     return out
+
+
+def slide_patch(state: RaceState, seat: int) -> list[list[Any]]:
+    """What one slide by ``seat`` changes in every race view, a spectator's included: that
+    seat's tablet and slide count (``state`` is after the slide; see :func:`view`)."""
+    return [
+        ["replace", f"/seats/{seat}/tablet", state.tablets[seat]],
+        ["replace", f"/seats/{seat}/slides", state.slides[seat]],
+    ]
 
 
 def legal(state: RaceState, seat: int) -> list[dict[str, Any]]:

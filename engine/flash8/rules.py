@@ -18,13 +18,14 @@ from engine.core import (
     Event,
     OptionSpec,
     Outcome,
+    PatchOp,
     Rejected,
     SeatSpec,
     Viewer,
     outcome_to_wire,
 )
 from engine.flash8 import race, solo
-from engine.flash8.messages import COMMANDS, EVENTS
+from engine.flash8.messages import COMMANDS, EVENTS, Slid
 from engine.flash8.race import RaceState
 from engine.flash8.solo import SoloState
 
@@ -138,6 +139,17 @@ class Flash8:
         if outcome is not None:
             out["outcome"] = outcome_to_wire(outcome)
         return out
+
+    def view_patch(
+        self, before: State, after: State, events: Sequence[Event], viewer: Viewer
+    ) -> list[PatchOp] | None:
+        """A lone slide (the race's most frequent step) changes the same two values in every
+        view; anything else is left to the server's diff (see ``engine.core.ViewPatcher``)."""
+        if len(events) != 1 or not isinstance(events[0], Slid):
+            return None
+        if isinstance(after, SoloState):
+            return solo.slide_patch(after)
+        return race.slide_patch(after, events[0].seat)
 
     def legal(self, state: State, seat: int) -> list[dict[str, Any]]:
         """The commands ``seat`` may send now."""

@@ -112,7 +112,6 @@ class SoloState:
     token: int | None = None
     slides: int = 0
     locked_until: float | None = None
-    last_action_at: float | None = None
     mark_at: float = 0.0
     mark_tablet: str = ""
     mark_slides: int = 0
@@ -280,9 +279,7 @@ def evolve(state: SoloState, event: Event) -> SoloState:
     if isinstance(event, Slid):
         tablet = list(state.tablet)
         tablet[event.dst], tablet[event.src] = tablet[event.src], FREE
-        return attrs.evolve(
-            state, tablet="".join(tablet), slides=state.slides + 1, last_action_at=event.at
-        )
+        return attrs.evolve(state, tablet="".join(tablet), slides=state.slides + 1)
     if isinstance(event, LineClaimed):
         grid, depth = list(state.grid), list(state.depth)
         reserve = state.reserve
@@ -308,14 +305,12 @@ def evolve(state: SoloState, event: Event) -> SoloState:
             mark_at=event.at,
             mark_tablet=state.tablet,
             mark_slides=state.slides,
-            last_action_at=event.at,
         )
     if isinstance(event, ClaimMissed):
         return attrs.evolve(
             state,
             locked_until=event.until if event.until > event.at else None,
             misses=state.misses + 1,
-            last_action_at=event.at,
         )
     if isinstance(event, LockoutEnded):
         return attrs.evolve(state, locked_until=None)
@@ -437,7 +432,6 @@ def view(state: SoloState, viewer: int | None) -> dict[str, Any]:
                 "slides": state.slides,
                 "misses": state.misses,
                 "locked_until": state.locked_until,
-                "last_action_at": state.last_action_at,
                 "hint": None
                 if hint is None
                 else {
@@ -464,6 +458,15 @@ def view(state: SoloState, viewer: int | None) -> dict[str, Any]:
         "score": score,
         "rank": rank_name(score),
     }
+
+
+def slide_patch(state: SoloState) -> list[list[Any]]:
+    """What one slide changes in the solo view: the tablet and the slide count (``state`` is
+    after the slide; see :func:`view`)."""
+    return [
+        ["replace", "/seats/0/tablet", state.tablet],
+        ["replace", "/seats/0/slides", state.slides],
+    ]
 
 
 def legal(state: SoloState, seat: int) -> list[dict[str, Any]]:

@@ -27,12 +27,14 @@ from engine.core import (
     Event,
     Rejected,
     SeatSpec,
+    ViewPatcher,
     from_wire,
     replay,
     to_wire,
 )
 from engine.match import Match, make_bots, play_out
 from engine.registry import game_ids, get_game
+from protocol.delta import apply, op_from_wire
 from tests.contract.spec import ContractSpec, load_spec
 
 GAMES = game_ids()
@@ -73,6 +75,23 @@ def check_views(game: Any, spec: ContractSpec, match: Match, rng: random.Random)
             assert game.view(other, viewer) == view, f"viewer {viewer}'s view reveals a secret"
 
 
+def check_patches(game: Any, before: Any, after: Any, events: list[Event], count: int) -> int:
+    """A game's view patches (``engine.core.ViewPatcher``) turn every viewer's view before a
+    step into exactly the view after it; returns how many viewers got a patch."""
+    if not isinstance(game, ViewPatcher):
+        return 0
+    patched = 0
+    for viewer in [None, *range(count)]:
+        ops = game.view_patch(before, after, events, viewer)
+        if ops is None:
+            continue
+        patched += 1
+        result = apply(game.view(before, viewer), [op_from_wire(op) for op in ops])
+        expected = game.view(after, viewer)
+        assert msgpack.packb(result) == msgpack.packb(expected), f"viewer {viewer}: {ops}"
+    return patched
+
+
 def check_offers(game: Any, spec: ContractSpec, match: Match, rng: random.Random) -> None:
     state = match.state
     for seat in range(len(match.seats)):
@@ -111,9 +130,13 @@ def test_random_games_keep_the_contract(game_id: str) -> None:
         steps = 0
         offered: dict[type, Command] = {}
 
+        before = [match.state]
+
         def on_step(m: Match, seat: int | None, command: Command | None, events: list) -> None:
             nonlocal steps
             steps += 1
+            check_patches(game, before[0], m.state, events, count)
+            before[0] = m.state
             for event in events:
                 round_trip(game.events, event)
             assert replay(game, m.first, m.log) == m.state, "the log's fold is not the state"

@@ -14,13 +14,15 @@ from protocol.codec import (
     Limits,
     decode,
     encode,
+    encode_delta,
     from_map,
     to_map,
 )
-from protocol.delta import RemoveOp, ReplaceOp
+from protocol.delta import RemoveOp, ReplaceOp, op_to_wire
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import (
     CLIENT_MESSAGES,
+    MAX_ID,
     MESSAGES,
     SERVER_MESSAGES,
     Act,
@@ -30,7 +32,7 @@ from protocol.messages import (
     Ok,
     SeatChoice,
 )
-from tests.protocol.strategies import any_message, message, views
+from tests.protocol.strategies import any_message, data_maps, message, patch_ops, views
 
 #: Room enough for the nesting the strategies generate; the limits are tested on their own.
 ROOMY = Limits(max_frame=1 << 24, max_depth=64)
@@ -310,3 +312,16 @@ def test_from_map_refuses_what_is_not_a_map() -> None:
     with pytest.raises(ProtocolError) as caught:
         from_map([1, 2])
     assert caught.value.code is ErrorCode.NOT_A_MAP
+
+
+@given(
+    room=st.text(max_size=8),
+    base=st.integers(0, MAX_ID),
+    ops=st.lists(patch_ops, max_size=4),
+    legal=st.none() | st.lists(data_maps, max_size=3),
+)
+def test_encode_delta_is_encode_of_the_delta_message(room, base, ops, legal) -> None:
+    kept = None if legal is None else tuple(legal)
+    message = Delta(room=room, base=base, seq=base, ops=tuple(ops), legal=kept)
+    wire = [op_to_wire(op) for op in ops]
+    assert encode_delta(room, base, base, wire, legal) == encode(message)

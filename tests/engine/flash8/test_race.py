@@ -28,6 +28,7 @@ from engine.flash8.race import RaceState, side_of
 from engine.flash8.rules import GAME
 from engine.flash8.solver import distance, next_slide
 from engine.flash8.tablet import FULL_SET, HANDICAP_SET, to_seat
+from protocol import delta
 from tests.engine.flash8.helpers import START, act, apply, complete, new_state, race, with_tablet
 
 
@@ -131,7 +132,22 @@ def test_slide_moves_one_electron_into_the_free_space_and_is_stamped() -> None:
     assert isinstance(state, RaceState)
     assert state.tablets[0] == "BBBYYRV.G"
     assert state.slides == (1, 0)
-    assert GAME.view(state, None)["seats"][0]["last_action_at"] == START + 1.25
+    assert GAME.view(state, None)["seats"][0]["slides"] == 1
+
+
+def test_a_slide_patches_every_view_with_its_tablet_and_count() -> None:
+    # engine.core.ViewPatcher: the server sends this instead of diffing whole views
+    before = with_tablet(race(), 0, "BBBYYRVG.")
+    after, events = act(before, 0, Slide(7, 8), START + 1.25)
+    for viewer in (None, 0, 1):
+        ops = GAME.view_patch(before, after, events, viewer)
+        assert ops == [
+            ["replace", "/seats/0/tablet", "BBBYYRV.G"],
+            ["replace", "/seats/0/slides", 1],
+        ]
+        patched = delta.apply(GAME.view(before, viewer), [delta.op_from_wire(op) for op in ops])
+        assert patched == GAME.view(after, viewer)
+    assert GAME.view_patch(before, after, [*events, *events], None) is None
 
 
 def test_bad_slides_are_refused() -> None:
