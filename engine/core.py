@@ -44,6 +44,7 @@ __all__ = [
     "expand_legal",
     "from_wire",
     "outcome_to_wire",
+    "replace",
     "replay",
     "to_wire",
     "validate_options",
@@ -284,6 +285,29 @@ class ViewPatcher(Protocol):
     def view_patch(
         self, before: Any, after: Any, events: Sequence[Event], viewer: Viewer
     ) -> list[PatchOp] | None: ...
+
+
+_FIELD_NAMES: dict[type, frozenset[str]] = {}
+
+
+def replace(state: S, **changes: Any) -> S:
+    """``attrs.evolve`` for a frozen attrs state class declared with ``slots=False`` and no
+    validators or converters, about five times faster: a shallow copy with ``changes``.
+
+    For states that evolve on every frequent event (a Flash 8 slide), where copying
+    thirty fields through ``__init__`` is a measurable part of the server's work.
+    """
+    kind = type(state)
+    names = _FIELD_NAMES.get(kind)
+    if names is None:
+        names = _FIELD_NAMES[kind] = frozenset(attrs.fields_dict(kind))  # type: ignore[arg-type]
+    if not names.issuperset(changes):
+        raise TypeError(f"{kind.__name__} has no field {sorted(set(changes) - names)[0]!r}")
+    new = object.__new__(type(state))
+    fields = new.__dict__
+    fields.update(state.__dict__)
+    fields.update(changes)
+    return new
 
 
 class _Chance(random.Random):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import json
 import mimetypes
 import signal
@@ -623,6 +624,10 @@ async def run(settings: Settings, ready: Callable[[LuminServer], None] | None = 
     """Run until SIGTERM or SIGINT, then shut down gracefully."""
     server = LuminServer(settings)
     await server.start()
+    # What start-up built (modules, recovered rooms, tables) lives as long as the process:
+    # moved out of the collector's sight, full collections stay short during play.
+    gc.collect()
+    gc.freeze()
     if ready is not None:
         ready(server)
     stop = asyncio.get_running_loop().create_future()

@@ -6,13 +6,14 @@ function here is pure; :mod:`engine.flash8.rules` dispatches to it.
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import attrs
 
-from engine.core import Event, Rejected, SeatSpec
+from engine.core import Event, Rejected, SeatSpec, replace
 from engine.flash8.cards import CARDS, card_pattern
 from engine.flash8.messages import (
     CardTaken,
@@ -87,7 +88,7 @@ class Take:
     points: int
 
 
-@attrs.frozen
+@attrs.frozen(slots=False)  # engine.core.replace copies its __dict__
 class RaceState:
     """A race. ``stacks`` hold card numbers, top first; only tops are public (decisions 4).
     ``tablets`` are in their owners' frames. ``reveal_*`` remember, per stack, when its top
@@ -306,7 +307,7 @@ def evolve(state: RaceState, event: Event) -> RaceState:
     if isinstance(event, Slid):
         tablet = list(state.tablets[event.seat])
         tablet[event.dst], tablet[event.src] = tablet[event.src], FREE
-        return attrs.evolve(
+        return replace(
             state,
             tablets=_put(state.tablets, event.seat, "".join(tablet)),
             slides=_put(state.slides, event.seat, state.slides[event.seat] + 1),
@@ -317,7 +318,7 @@ def evolve(state: RaceState, event: Event) -> RaceState:
         take = Take(
             seat, card, stack, event.at, event.took, event.slides, event.optimal, event.points
         )
-        return attrs.evolve(
+        return replace(
             state,
             stacks=_put(state.stacks, stack, state.stacks[stack][1:]),
             revealed_at=_put(state.revealed_at, stack, event.at),
@@ -330,29 +331,29 @@ def evolve(state: RaceState, event: Event) -> RaceState:
         )
     if isinstance(event, ClaimMissed):
         locked = event.until if event.until > event.at else None
-        return attrs.evolve(
+        return replace(
             state,
             locked_until=_put(state.locked_until, event.seat, locked),
             misses=_put(state.misses, event.seat, state.misses[event.seat] + 1),
         )
     if isinstance(event, ClaimLate):
-        return attrs.evolve(
+        return replace(
             state,
             late=_put(state.late, event.seat, state.late[event.seat] + 1),
         )
     if isinstance(event, LockoutEnded):
-        return attrs.evolve(state, locked_until=_put(state.locked_until, event.seat, None))
+        return replace(state, locked_until=_put(state.locked_until, event.seat, None))
     if isinstance(event, HintGiven):
-        return attrs.evolve(
+        return replace(
             state,
             hints_given=_put(state.hints_given, event.seat, state.hints_given[event.seat] + 1),
             last_hint=_put(state.last_hint, event.seat, event),
         )
     if isinstance(event, CountdownStarted):
-        return attrs.evolve(state, phase="countdown", starts_at=event.starts_at)
+        return replace(state, phase="countdown", starts_at=event.starts_at)
     if isinstance(event, Started):
         players = state.players
-        return attrs.evolve(
+        return replace(
             state,
             phase="running",
             started_at=event.at,
@@ -365,7 +366,7 @@ def evolve(state: RaceState, event: Event) -> RaceState:
             mark_slides=state.slides,
         )
     if isinstance(event, Ended):
-        return attrs.evolve(
+        return replace(
             state,
             phase="over",
             ended_reason=event.reason,
@@ -519,15 +520,23 @@ def legal(state: RaceState, seat: int) -> list[dict[str, Any]]:
     nothing before the start, during a lockout or after the end."""
     if state.phase != "running" or state.locked_until[seat] is not None:
         return []
+    open_stacks = tuple(index for index, pile in enumerate(state.stacks) if pile)
+    return list(_entries(state.tablets[seat], open_stacks, state.hints))
+
+
+@functools.lru_cache(maxsize=8192)
+def _entries(tablet: str, open_stacks: tuple[int, ...], hints: bool) -> tuple[dict[str, Any], ...]:
+    """The legal entries of a running, unlocked seat, computed once per situation (every
+    racer's are asked for after every slide). The maps are shared: read them, never change
+    them."""
     entries: list[dict[str, Any]] = [
-        {"type": Slide.TYPE, "src": src, "dst": dst} for src, dst in slides(state.tablets[seat])
+        {"type": Slide.TYPE, "src": src, "dst": dst} for src, dst in slides(tablet)
     ]
     entries.append({"type": Flash.TYPE})
-    open_stacks = [index for index, pile in enumerate(state.stacks) if pile]
-    entries.append({"type": Flash.TYPE, "choose": {"stack": open_stacks}})
-    if state.hints:
+    entries.append({"type": Flash.TYPE, "choose": {"stack": list(open_stacks)}})
+    if hints:
         entries.append({"type": Hint.TYPE})
-    return entries
+    return tuple(entries)
 
 
 def report(state: RaceState) -> dict[str, Any]:

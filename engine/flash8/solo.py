@@ -12,7 +12,7 @@ from typing import Any
 
 import attrs
 
-from engine.core import Event, Rejected
+from engine.core import Event, Rejected, replace
 from engine.flash8.cards import CARDS, SHAPES
 from engine.flash8.messages import (
     ClaimLine,
@@ -91,7 +91,7 @@ class Claim:
     optimal: int
 
 
-@attrs.frozen
+@attrs.frozen(slots=False)  # engine.core.replace copies its __dict__
 class SoloState:
     """A solo game. ``grid`` holds the card on top of each cell and ``depth`` how many cards
     lie there; ``reserve`` is top first and only its top shows (decisions 12)."""
@@ -279,7 +279,7 @@ def evolve(state: SoloState, event: Event) -> SoloState:
     if isinstance(event, Slid):
         tablet = list(state.tablet)
         tablet[event.dst], tablet[event.src] = tablet[event.src], FREE
-        return attrs.evolve(state, tablet="".join(tablet), slides=state.slides + 1)
+        return replace(state, tablet="".join(tablet), slides=state.slides + 1)
     if isinstance(event, LineClaimed):
         grid, depth = list(state.grid), list(state.depth)
         reserve = state.reserve
@@ -295,7 +295,7 @@ def evolve(state: SoloState, event: Event) -> SoloState:
             event.slides,
             event.optimal,
         )
-        return attrs.evolve(
+        return replace(
             state,
             grid=tuple(grid),
             depth=tuple(depth),
@@ -307,19 +307,19 @@ def evolve(state: SoloState, event: Event) -> SoloState:
             mark_slides=state.slides,
         )
     if isinstance(event, ClaimMissed):
-        return attrs.evolve(
+        return replace(
             state,
             locked_until=event.until if event.until > event.at else None,
             misses=state.misses + 1,
         )
     if isinstance(event, LockoutEnded):
-        return attrs.evolve(state, locked_until=None)
+        return replace(state, locked_until=None)
     if isinstance(event, HintGiven):
-        return attrs.evolve(state, hints_given=state.hints_given + 1, last_hint=event)
+        return replace(state, hints_given=state.hints_given + 1, last_hint=event)
     if isinstance(event, CountdownStarted):
-        return attrs.evolve(state, phase="countdown", starts_at=event.starts_at)
+        return replace(state, phase="countdown", starts_at=event.starts_at)
     if isinstance(event, Started):
-        return attrs.evolve(
+        return replace(
             state,
             phase="running",
             started_at=event.at,
@@ -329,7 +329,7 @@ def evolve(state: SoloState, event: Event) -> SoloState:
             mark_slides=state.slides,
         )
     if isinstance(event, Ended):
-        return attrs.evolve(
+        return replace(
             state, phase="over", ended_reason=event.reason, ended_at=event.at, locked_until=None
         )
     raise TypeError(f"not a Flash 8 solo event: {event!r}")

@@ -1,15 +1,18 @@
-"""engine.core.chance: the documented generator, whatever is drawn from it and in what order
-(``lumin verify`` recomputes every draw from the revealed seed this way)."""
+"""engine.core helpers: ``chance`` is the documented generator, whatever is drawn from it and
+in what order (``lumin verify`` recomputes every draw from the revealed seed this way);
+``replace`` is ``attrs.evolve`` for dict-backed frozen states."""
 
 from __future__ import annotations
 
 import hashlib
 import random
 
+import attrs
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.core import chance
+from engine.core import chance, replace
 
 
 def documented(seed: bytes, label: int | str) -> random.Random:
@@ -49,3 +52,20 @@ def test_a_generator_never_drawn_from_can_still_be_reseeded_or_restored() -> Non
     reseeded = chance(b"x", 2)
     reseeded.seed(7)
     assert reseeded.random() == random.Random(7).random()
+
+
+@attrs.frozen(slots=False)
+class _State:
+    a: int
+    b: tuple[int, ...] = ()
+
+
+def test_replace_is_evolve_and_leaves_the_original_alone() -> None:
+    old = _State(1, (2,))
+    new = replace(old, b=(3,))
+    assert new == attrs.evolve(old, b=(3,)) == _State(1, (3,))
+    assert old == _State(1, (2,)) and hash(new) == hash(_State(1, (3,)))
+    with pytest.raises(attrs.exceptions.FrozenInstanceError):
+        new.a = 5  # type: ignore[misc]
+    with pytest.raises(TypeError, match="no field 'c'"):
+        replace(old, c=1)
