@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
+import socket
 import time
 
+import msgpack
 import pytest
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed
 
 from clients.sdk import LuminClient, ServerError, bot, human
 from protocol.messages import Resume, Snapshot
 from server.app import LuminServer
+from server.config import Settings
 from tests.server.test_play import play_seat
 from tests.server.test_rooms import play_one
 
@@ -92,3 +98,45 @@ async def test_shutdown_with_requests_in_flight_finishes(connect, server: LuminS
     await asyncio.wait_for(server.stop(), 15)
     assert time.monotonic() - started < 10
     await asyncio.gather(*tasks, return_exceptions=True)
+
+
+async def test_a_client_that_stops_reading_is_dropped_and_its_room_plays_on(tmp_path) -> None:
+    """A connection whose unsent bytes pass ``send_buffer`` is closed as too slow; the room and
+    its other viewers do not notice (issue: slow clients never slow their room)."""
+    settings = Settings(
+        host="127.0.0.1",
+        port=0,
+        data=tmp_path / "data",
+        bot_delay=0.0,
+        rate=100_000.0,
+        burst=100_000,
+        send_buffer=256 * 1024,
+    )
+    lumin = LuminServer(settings)
+    await lumin.start()
+    url = f"ws://127.0.0.1:{lumin.port}/ws"
+    try:
+        ada = await LuminClient.connect(url, "Ada")
+        room = await ada.create_room("neon_flip", seats=[human(), bot()], sit=0)
+        await ada.start(room)
+        # A client that asks for snapshot after snapshot and reads none of them: a tiny
+        # receive buffer, and websockets stops reading once 4 messages wait unread.
+        raw = socket.socket()
+        raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        raw.connect(("127.0.0.1", lumin.port))
+        slow = await connect(url, sock=raw, max_queue=4, compression=None)
+        await slow.send(msgpack.packb({"type": "hello", "versions": [1], "name": "Sloth"}))
+        resume = msgpack.packb({"type": "resume", "room": room, "seq": 0, "epoch": ""})
+        deadline = time.monotonic() + 20
+        while not lumin.hub.metrics.dropped._value.get() and time.monotonic() < deadline:
+            with contextlib.suppress(ConnectionClosed):
+                for _ in range(200):
+                    await slow.send(resume)
+            await asyncio.sleep(0.01)
+        assert lumin.hub.metrics.dropped._value.get() == 1
+        # Ada's game goes on: her moves are accepted and her views keep coming.
+        await asyncio.wait_for(play_seat(ada, room, random.Random(5), "neon_flip"), 60)
+        assert room in ada.game_over
+        slow.transport.abort()
+    finally:
+        await lumin.stop()
