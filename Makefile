@@ -3,8 +3,12 @@ PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+WEB := clients/web
+WEB_STAMP := $(WEB)/node_modules/.installed
+CHROMIUM := /usr/bin/chromium
 
 .PHONY: setup run test lint typecheck unit bench-smoke clean
+.PHONY: chromium web-deps web-build web-vectors web-unit web-weight web-e2e web-test
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -14,7 +18,7 @@ $(STAMP): pyproject.toml
 
 setup: $(STAMP)
 
-run: setup
+run: setup web-build
 	$(BIN)/lumin serve --data data $(if $(wildcard clients/web/dist),--static clients/web/dist)
 
 lint: setup
@@ -30,7 +34,44 @@ unit: setup
 bench-smoke: setup
 	$(BIN)/python scripts/bench_smoke.py
 
-test: lint typecheck unit bench-smoke
+# --- the browser client (clients/web, docs/web.md) ---------------------------------------------
+
+# Debian's Chromium drives the end-to-end tests (Playwright never downloads a browser).
+$(CHROMIUM):
+	apt-get update
+	DEBIAN_FRONTEND=noninteractive apt-get install -y chromium
+
+chromium: $(CHROMIUM)
+
+# npm ci whenever the lock file is newer than the installed node_modules.
+$(WEB_STAMP): $(WEB)/package-lock.json
+	cd $(WEB) && npm ci --no-audit --no-fund
+	touch $(WEB_STAMP)
+
+web-deps: $(WEB_STAMP)
+
+web-build: web-deps
+	cd $(WEB) && npm run build
+
+# The unit tests check the TypeScript codec, deltas and legal expansion against vectors the
+# Python reference (protocol/, engine/) writes; regenerated each run so they never go stale.
+web-vectors: setup
+	$(BIN)/python $(WEB)/scripts/make_vectors.py
+
+web-unit: web-deps web-vectors
+	cd $(WEB) && npm run test:unit
+
+# Page weight (gzipped JS and CSS, first load and on demand); fails over budget.
+web-weight: web-build
+	cd $(WEB) && npm run weight
+
+# Starts its own `lumin serve` on a free port with a temporary data folder (see docs/web.md).
+web-e2e: setup chromium web-build
+	cd $(WEB) && npm run test:e2e
+
+web-test: web-unit web-weight web-e2e
+
+test: lint typecheck unit bench-smoke web-test
 
 clean:
-	rm -rf $(VENV)
+	rm -rf $(VENV) $(WEB)/node_modules $(WEB)/dist $(WEB)/test-results

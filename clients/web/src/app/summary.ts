@@ -1,0 +1,173 @@
+/**
+ * The end-of-game summary: every seat's rank and score, why the game ended, the rule that
+ * broke a tie, the game's details (team scores, Flash 8's solver report...), and the fair
+ * randomness reveal: seed, salt and the commitment published at creation, checked here
+ * (SHA-256 of salt ‖ seed, docs/protocol.md "Fair randomness") when the browser allows it.
+ *
+ * The reveal comes in `game_over`. A page that arrives after the end (a reload, a late
+ * spectator) did not get it; it then reads the finished game's log (`/rooms/<id>/log`).
+ */
+
+import type { Data, GameOver, OutcomeInfo, RoomSummary } from "../protocol/messages";
+import { h } from "./dom";
+import { seatGlyph } from "./lobby";
+import { seatLabel } from "./state";
+
+export interface Reveal {
+  seed: string;
+  salt: string;
+  commitment: string;
+}
+
+/** The reveal of a finished game, from `game_over` or the downloadable log. */
+export async function fetchReveal(room: string): Promise<Reveal | null> {
+  try {
+    const response = await fetch(`rooms/${encodeURIComponent(room)}/log`, { headers: { Accept: "application/json" } });
+    if (!response.ok) return null;
+    const log = (await response.json()) as Record<string, unknown>;
+    if (typeof log.seed !== "string" || typeof log.salt !== "string" || typeof log.commitment !== "string") return null;
+    return { seed: log.seed, salt: log.salt, commitment: log.commitment };
+  } catch {
+    return null;
+  }
+}
+
+/** Whether sha256(salt ‖ seed) is the commitment; null when the browser cannot hash here. */
+export async function verifyReveal(reveal: Reveal): Promise<boolean | null> {
+  const subtle = globalThis.crypto?.subtle;
+  if (!subtle) return null;
+  const bytes = (hex: string) => Uint8Array.from(hex.match(/../g) ?? [], (pair) => parseInt(pair, 16));
+  const salt = bytes(reveal.salt);
+  const seed = bytes(reveal.seed);
+  const joined = new Uint8Array(salt.length + seed.length);
+  joined.set(salt);
+  joined.set(seed, salt.length);
+  const digest = new Uint8Array(await subtle.digest("SHA-256", joined));
+  const hex = Array.from(digest, (byte) => byte.toString(16).padStart(2, "0")).join("");
+  return hex === reveal.commitment.toLowerCase();
+}
+
+/** The outcome a view carries once over (games put it under `outcome`), if any. */
+export function outcomeFromView(view: Data | null): OutcomeInfo | null {
+  const outcome = view?.outcome as Partial<OutcomeInfo> | undefined;
+  if (!outcome || !Array.isArray(outcome.ranks) || !Array.isArray(outcome.scores)) return null;
+  return {
+    ranks: outcome.ranks,
+    scores: outcome.scores,
+    winners: outcome.winners ?? outcome.ranks.flatMap((rank, seat) => (rank === 1 ? [seat] : [])),
+    reason: outcome.reason ?? "over",
+    tiebreak: outcome.tiebreak ?? null,
+    details: outcome.details ?? {},
+  };
+}
+
+/** Words for a snake_case code: `board_full` → "board full". */
+export function words(code: string): string {
+  return code.replace(/_/g, " ");
+}
+
+/** Any JSON-like value as nested definition lists / lists (for `details`). */
+export function renderData(value: unknown, depth = 0): HTMLElement | string {
+  if (value === null || value === undefined) return "—";
+  if (Array.isArray(value)) {
+    if (value.every((item) => item === null || typeof item !== "object")) return value.map((item) => (item === null ? "—" : String(item))).join(", ");
+    if (depth > 4) return JSON.stringify(value);
+    return h("ol.data-list", null, value.map((item) => h("li", null, renderData(item, depth + 1))));
+  }
+  if (typeof value === "object") {
+    if (depth > 4) return JSON.stringify(value);
+    return h(
+      "dl.data-map",
+      null,
+      Object.entries(value as Data).map(([key, item]) => [h("dt", null, words(key)), h("dd", null, renderData(item, depth + 1))]),
+    );
+  }
+  if (typeof value === "number") return Number.isInteger(value) ? String(value) : value.toFixed(2);
+  return String(value);
+}
+
+/** The summary panel; the reveal check fills in when it completes. */
+export function renderSummary(outcome: OutcomeInfo, summary: RoomSummary | null, over: GameOver | null, mySeat: number | null, room: string): HTMLElement {
+  const seats = outcome.ranks.map((rank, seat) => ({ seat, rank, score: outcome.scores[seat] ?? 0 }));
+  seats.sort((a, b) => a.rank - b.rank || a.seat - b.seat);
+  const name = (seat: number) => {
+    const info = summary?.seats[seat];
+    return info ? seatLabel(seat, info.name, info.kind, info.bot) : `Seat ${seat + 1}`;
+  };
+  const headline =
+    mySeat === null
+      ? `${outcome.winners.map(name).join(" and ")} ${outcome.winners.length > 1 ? "share the victory" : "wins"}`
+      : outcome.winners.includes(mySeat)
+        ? outcome.winners.length > 1
+          ? "You share the victory!"
+          : "You win!"
+        : `You finish ${ordinal(outcome.ranks[mySeat] ?? 0)}`;
+  const fairness = h("section.fairness", { "aria-label": "Fair randomness" }, h("h4", null, "Seed reveal"), h("p.muted", null, "Loading the reveal…"));
+  const fill = (reveal: Reveal | null) => {
+    fairness.replaceChildren(h("h4", null, "Seed reveal"));
+    if (!reveal) {
+      fairness.append(h("p.muted", null, "The reveal is not available for this game."));
+      return;
+    }
+    const verdict = h("p.verdict", { "data-testid": "verdict" }, "Checking the commitment…");
+    fairness.append(
+      h(
+        "dl.reveal",
+        null,
+        h("dt", null, "seed"),
+        h("dd", null, h("code", null, reveal.seed)),
+        h("dt", null, "salt"),
+        h("dd", null, h("code", null, reveal.salt)),
+        h("dt", null, "commitment"),
+        h("dd", null, h("code", null, reveal.commitment)),
+      ),
+      verdict,
+    );
+    verifyReveal(reveal)
+      .then((ok) => {
+        verdict.textContent =
+          ok === null
+            ? "This page cannot hash here (not a secure context); check with `lumin verify`."
+            : ok
+              ? "✓ sha256(salt ‖ seed) matches the commitment published when the room was created."
+              : "✗ The seed does NOT match the commitment.";
+        verdict.className = `verdict ${ok === false ? "bad" : ok ? "good" : ""}`;
+      })
+      .catch(() => (verdict.textContent = "The check failed to run."));
+  };
+  if (over) fill({ seed: over.seed, salt: over.salt, commitment: over.commitment });
+  else fetchReveal(room).then(fill, () => fill(null));
+
+  const details = outcome.details && Object.keys(outcome.details).length ? h("section.details", null, h("h4", null, "Details"), renderData(outcome.details)) : null;
+  return h(
+    "section.panel.summary",
+    { "data-testid": "summary", "aria-labelledby": "summary-title" },
+    h("h3#summary-title", null, "Game over — ", headline),
+    h(
+      "table.ranks",
+      null,
+      h("thead", null, h("tr", null, h("th", null, "Rank"), h("th", null, "Player"), h("th", null, "Score"))),
+      h(
+        "tbody",
+        null,
+        seats.map((row) =>
+          h(
+            `tr.rank-${row.rank}${row.seat === mySeat ? ".me" : ""}`,
+            { "data-seat": row.seat },
+            h("td", null, row.rank === 1 ? "♛ 1" : String(row.rank)),
+            h("td", null, `${seatGlyph(row.seat)} ${name(row.seat)}${row.seat === mySeat ? " (you)" : ""}`),
+            h("td.score", null, renderData(row.score)),
+          ),
+        ),
+      ),
+    ),
+    h("p", null, h("strong", null, "Ended: "), words(outcome.reason), outcome.tiebreak ? [h("br"), h("strong", null, "Tie broken by: "), words(outcome.tiebreak)] : null),
+    details,
+    fairness,
+  );
+}
+
+function ordinal(n: number): string {
+  const suffix = n % 100 >= 11 && n % 100 <= 13 ? "th" : ({ 1: "st", 2: "nd", 3: "rd" } as Record<number, string>)[n % 10] ?? "th";
+  return `${n}${suffix}`;
+}

@@ -1,0 +1,105 @@
+/**
+ * Every game's board in a real room against bots, with a screenshot of each: Flash 8's own
+ * board, and the generic board (view plus one button per legal command) for the games whose
+ * boards come in later slices, played for a few commands. Also the page weight in use: the
+ * time from load to the lobby, and the lobby and a board on a phone-sized screen.
+ */
+import { expect, test } from "@playwright/test";
+import { createRoom, player, shot, start, URL } from "./helpers";
+
+test("time from load to the lobby", async ({ browser }) => {
+  // A fresh browser context: nothing cached, no identity yet.
+  const context = await browser.newContext({ baseURL: URL() });
+  const page = await context.newPage();
+  const started = Date.now();
+  await page.goto("/");
+  await expect(page.locator(".rooms-panel .room-list").first()).toBeVisible();
+  await page.waitForFunction(() => performance.getEntriesByName("lumin:lobby-shown").length > 0);
+  const wall = Date.now() - started;
+  const mark = await page.evaluate(() => performance.getEntriesByName("lumin:lobby-shown")[0]!.startTime);
+  const at = await page.evaluate(() => {
+    const time = (name: string) => Math.round(performance.getEntriesByName(name)[0]?.startTime ?? -1);
+    const nav = performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming;
+    return { dom: Math.round(nav.domContentLoadedEventEnd), open: time("lumin:socket-open"), welcome: time("lumin:welcome") };
+  });
+  console.log(
+    `time to lobby: ${mark.toFixed(0)} ms from navigation start to the room list drawn ` +
+      `(DOMContentLoaded ${at.dom} ms, socket open ${at.open} ms, welcome ${at.welcome} ms; ${wall} ms wall clock in the test)`,
+  );
+  expect(mark).toBeLessThan(5000);
+  await expect(page.getByTestId("create-game").locator("option")).toHaveCount(4);
+  await shot(page, "lobby");
+  await context.close();
+});
+
+test("Neon Hex and Neon Flip on the generic board", async ({ browser }) => {
+  const ada = await player(browser, "Ada");
+  const { page } = ada;
+  await createRoom(page, "neon_hex", ["me", "bot:easy"]);
+  await start(page);
+  await expect(page.locator(".generic-board")).toBeVisible();
+  for (let n = 0; n < 3; n++) {
+    const button = page.locator(".generic-commands button.command").first();
+    await expect(button).toBeVisible();
+    const before = await page.locator(".generic-view").textContent();
+    await button.click();
+    await expect.poll(() => page.locator(".generic-view").textContent()).not.toBe(before);
+  }
+  await shot(page, "neon_hex-generic");
+
+  await createRoom(page, "neon_flip", ["me", "bot:bot"], { rounds: "1" });
+  await start(page);
+  await expect(page.locator(".generic-board")).toBeVisible();
+  const choose = page.locator(".generic-commands button.command", { hasText: "choose_objective" }).first();
+  await choose.click();
+  await expect(page.locator(".generic-commands")).not.toContainText("choose_objective", { timeout: 15_000 });
+  await shot(page, "neon_flip-generic");
+  expect(ada.errors).toEqual([]);
+  await ada.context.close();
+});
+
+test("Flash 8 race board", async ({ browser }) => {
+  const ada = await player(browser, "Ada");
+  const { page } = ada;
+  await createRoom(page, "flash8", ["me", "bot:bot"], { countdown: "0" });
+  await start(page);
+  await expect(page.locator(".board-root.board-flash8")).toBeVisible();
+  await page.waitForTimeout(1500);
+  await shot(page, "flash8-race");
+  expect(ada.errors).toEqual([]);
+  await ada.context.close();
+});
+
+test("phone-sized lobby and board", async ({ browser }) => {
+  const ada = await player(browser, "Ada", { width: 390, height: 844 });
+  const { page } = ada;
+  await shot(page, "phone-lobby");
+  await createRoom(page, "flip_over_frog", ["me", "bot:bot"]);
+  await start(page);
+  await expect(page.locator(".fof-hand-tile")).toHaveCount(3);
+  // The board fits the screen: no sideways scrolling.
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  await shot(page, "phone-flip_over_frog");
+  expect(ada.errors).toEqual([]);
+  await ada.context.close();
+});
+
+test("how-to pages and the sound settings", async ({ browser }) => {
+  const ada = await player(browser, "Ada");
+  const { page } = ada;
+  for (const game of ["flip_over_frog", "neon_hex", "flash8", "neon_flip"]) {
+    await page.goto(`/#/howto/${game}`);
+    await expect(page.locator(`.rules[data-game="${game}"] h3`).first()).toBeVisible();
+    expect(await page.locator(".rules section").count()).toBeGreaterThanOrEqual(4);
+  }
+  await shot(page, "howto-neon_flip");
+  // Sound and music settings persist across reloads.
+  await page.getByTestId("sound-toggle").click();
+  await page.getByTestId("music-toggle").click();
+  await page.reload();
+  await expect(page.getByTestId("sound-toggle")).toHaveAttribute("aria-pressed", "false");
+  await expect(page.getByTestId("music-toggle")).toHaveAttribute("aria-pressed", "true");
+  await page.getByTestId("music-toggle").click();
+  expect(ada.errors).toEqual([]);
+  await ada.context.close();
+});

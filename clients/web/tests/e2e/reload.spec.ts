@@ -1,0 +1,41 @@
+/**
+ * Coming back: a reload in the middle of a game resumes it (same seat, same hand, same board),
+ * and a dropped connection reconnects by itself and resumes the room.
+ */
+import { expect, test } from "@playwright/test";
+import { createRoom, frogTurn, player } from "./helpers";
+
+test("a reload mid-game resumes it, and so does a dropped connection", async ({ browser }) => {
+  const ada = await player(browser, "Ada");
+  const { page } = ada;
+  const room = await createRoom(page, "flip_over_frog", ["me", "bot:bot", "bot:bot"]);
+  await page.getByTestId("start").click();
+  expect(await frogTurn(page)).toBe(true);
+  expect(await frogTurn(page)).toBe(true);
+  await expect(page.locator(".my-turn")).toBeVisible();
+  const hand = await page.locator(".fof-hand-tile").evaluateAll((tiles) => tiles.map((tile) => tile.getAttribute("data-tile")));
+  const pile = await page.locator(".fof-pile").textContent();
+  const colour = await page.getByTestId("fof-colour").textContent();
+
+  await page.reload();
+  await expect(page.locator(`[data-page=room][data-room="${room}"]`)).toBeVisible();
+  await expect(page.locator(".fof-hand-tile")).toHaveCount(hand.length);
+  expect(await page.locator(".fof-hand-tile").evaluateAll((tiles) => tiles.map((tile) => tile.getAttribute("data-tile")))).toEqual(hand);
+  await expect(page.locator(".fof-pile")).toHaveText(pile!);
+  await expect(page.getByTestId("fof-colour")).toHaveText(colour!);
+  await expect(page.locator(".seat.me")).toContainText("Ada");
+  expect(await frogTurn(page)).toBe(true);
+
+  // From the lobby, the seat is one click away.
+  await page.goto("/#/");
+  await page.reload();
+  await page.getByTestId("held-room").click();
+  await expect(page.locator(`[data-page=room][data-room="${room}"] .fof-hand-tile`)).toHaveCount(3);
+
+  // A dropped socket: the session reconnects with its token and resumes the room.
+  await page.evaluate(() => (window as unknown as { __lumin: { session: { restart(): void } } }).__lumin.session.restart());
+  await expect(page.getByTestId("net")).toHaveAttribute("data-status", "open");
+  expect(await frogTurn(page)).toBe(true);
+  expect(ada.errors).toEqual([]);
+  await ada.context.close();
+});

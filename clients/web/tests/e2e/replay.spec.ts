@@ -1,0 +1,65 @@
+/**
+ * A replay of a finished game: a bots-only room plays itself out; its replay is opened from
+ * the room and from the lobby's finished list, then stepped, scrubbed with the slider, jumped
+ * to the end (the summary shows), and seen through a seat's eyes (its hand appears).
+ */
+import { expect, test } from "@playwright/test";
+import { createRoom, player, shot } from "./helpers";
+
+test("a replay with step, scrub and viewer", async ({ browser }) => {
+  const ada = await player(browser, "Ada");
+  const { page } = ada;
+  const room = await createRoom(page, "flip_over_frog", ["bot:random", "bot:bot"]);
+  await expect(page.getByTestId("summary")).toBeVisible();
+  await page.getByTestId("replay").click();
+  await expect(page.locator("[data-page=replay]")).toBeVisible();
+
+  const position = page.getByTestId("replay-position");
+  await expect(position).toHaveText(/^0 \/ [1-9]\d*$/);
+  const length = Number((await position.textContent())!.split("/")[1]);
+  expect(length).toBeGreaterThan(10);
+  await expect(page.locator(".fof-space:not(.empty)")).toHaveCount(0);
+
+  await page.getByTestId("replay-forward").click();
+  await expect(position).toHaveText(`1 / ${length}`);
+  await expect(page.locator(".fof-space:not(.empty)")).toHaveCount(1);
+  await page.getByTestId("replay-forward").click();
+  await expect(position).toHaveText(`2 / ${length}`);
+  await page.getByTestId("replay-back").click();
+  await expect(position).toHaveText(`1 / ${length}`);
+  await page.keyboard.press("ArrowRight");
+  await expect(position).toHaveText(`2 / ${length}`);
+
+  // Scrub: the slider to the middle.
+  const middle = Math.floor(length / 2);
+  await page.getByTestId("replay-slider").fill(String(middle));
+  await expect(position).toHaveText(`${middle} / ${length}`);
+  await expect(page.locator(".fof-pile")).toContainText(`${middle} plays`);
+  await shot(page, "replay-middle");
+
+  // Through seat 1's eyes: a hand appears.
+  await page.getByTestId("replay-viewer").selectOption("1");
+  await expect(page.locator(".fof-hand")).toBeVisible();
+  await expect(page.getByTestId("fof-colour")).toContainText(/Red|Blue|Green|Yellow/);
+
+  await page.getByTestId("replay-end").click();
+  await expect(position).toHaveText(`${length} / ${length}`);
+  await expect(page.getByTestId("summary")).toBeVisible();
+  await expect(page.getByTestId("fof-reveal")).toBeVisible();
+  await shot(page, "replay-end");
+
+  // The lobby lists the finished game with a replay button.
+  await page.goto("/#/");
+  const card = page.locator(`.finished .room-card[data-room="${room}"]`);
+  await card.getByRole("button", { name: "Replay" }).click();
+  await expect(page.getByTestId("replay-position")).toHaveText(`0 / ${length}`);
+
+  // A replay link opened in a fresh page, seen from seat 0.
+  await page.goto("about:blank");
+  await page.goto(`/#/replay/${room}?viewer=0`);
+  await expect(page.getByTestId("replay-position")).toHaveText(`0 / ${length}`);
+  await expect(page.getByTestId("replay-viewer")).toHaveValue("0");
+  await expect(page.locator(".fof-hand-tile")).toHaveCount(3);
+  expect(ada.errors).toEqual([]);
+  await ada.context.close();
+});

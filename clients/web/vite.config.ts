@@ -1,0 +1,23 @@
+/// <reference types="vitest/config" />
+import { defineConfig } from "vite";
+
+/** Vite builds the page into dist/ (served by `lumin serve --static clients/web/dist`);
+ *  Vitest runs the unit tests in tests/unit (the e2e tests are Playwright's, tests/e2e). */
+export default defineConfig({
+  base: "./",
+  build: {
+    outDir: "dist",
+    emptyOutDir: true,
+    target: "es2022",
+    sourcemap: false,
+    reportCompressedSize: false,
+  },
+  server: {
+    // `npm run dev` proxies the websocket to a `lumin serve` on the default port.
+    proxy: { "/ws": { target: "ws://127.0.0.1:8700", ws: true } },
+  },
+  test: {
+    include: ["tests/unit/**/*.test.ts", "src/**/*.test.ts"],
+    environment: "node",
+  },
+});
