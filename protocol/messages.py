@@ -228,7 +228,8 @@ class GameInfo:
     ``options``, ``seat_options`` (per-seat choices), the ``bots`` it offers and its
     ``default_bot``, and ``seats``: how many seats a room may have, as a list of
     ``{"when": {option: value}, "min": n, "max": m}`` where the first entry whose ``when``
-    matches the room's options (an empty ``when`` matches all) applies."""
+    matches the room's options (an empty ``when`` matches all) applies; ``commands`` maps each
+    command type to its field names (a legal entry's other keys are information)."""
 
     id: str
     name: str
@@ -237,6 +238,7 @@ class GameInfo:
     bots: tuple[str, ...] = ()
     default_bot: str
     seats: tuple[Data, ...] = ()
+    commands: Data = attrs.field(factory=dict)
 
 
 # --- handshake and connection -----------------------------------------------------------------

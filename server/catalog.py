@@ -7,6 +7,8 @@ import functools
 import itertools
 from typing import Any
 
+import attrs
+
 from engine.core import Game, OptionSpec
 from engine.registry import game_ids, get_game
 from protocol.messages import GameInfo, OptionInfo
@@ -74,6 +76,7 @@ def game_info(game: Game) -> GameInfo:
         bots=tuple(game.bots),
         default_bot=game.default_bot,
         seats=_seat_rules(game),
+        commands={cls.TYPE: [field.name for field in attrs.fields(cls)] for cls in game.commands},
     )
 
 

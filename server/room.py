@@ -157,6 +157,8 @@ class Room:
         #: Viewers whose current view has been sent (they get deltas), and a cache of views.
         self.viewers: set[int | None] = set()
         self._patcher = game if isinstance(game, ViewPatcher) else None
+        #: The encoded ``game_over`` once the game has ended.
+        self.over: bytes | None = None
         self._commands = hub.metrics.commands.labels(game.id)  # looked up once, not per command
         self.legal: dict[int, list[dict[str, Any]]] = {}
         self.legal_since: dict[int, int] = {}
@@ -568,7 +570,7 @@ class Room:
             salt=self.salt.hex(),
             commitment=self.commitment,
         )
-        frame = encode(over)
+        frame = self.over = encode(over)
         for peer in self.peers:
             peer.send_frame(frame)
         self.hub.game_finished(self, outcome)
@@ -668,7 +670,11 @@ class Room:
         )
 
     def _send_snapshot(self, peer: Peer, viewer: int | None, ref: int | None = None) -> None:
+        """The full view, and for a finished game its ``game_over`` again (whoever arrives
+        or comes back after the end learns the outcome and the seed reveal)."""
         peer.send(self.snapshot(viewer, ref))
+        if self.over is not None:
+            peer.send_frame(self.over)
 
     async def resume(self, peer: Peer, seen: int, epoch: str, ref: int | None) -> None:
         """Send what ``peer`` missed since ``seen``: the kept deltas, or a snapshot when they
@@ -688,6 +694,8 @@ class Room:
             for _, frames in kept:
                 peer.send_frame(frames[seat])
             peer.send(Ok(ref=ref, room=self.id))
+            if self.over is not None:
+                peer.send_frame(self.over)
         self._changed()
 
     # -- chat -----------------------------------------------------------------------------------

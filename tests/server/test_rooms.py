@@ -58,6 +58,8 @@ async def test_games_lists_every_game_with_what_a_room_of_it_may_have(connect) -
         ({"mode": "race"}, 2, 4),
         ({"mode": "solo"}, 1, 1),
     ]
+    assert flash8.commands["slide"] == ["src", "dst"]
+    assert "preview" not in {f for fields in games["neon_flip"].commands.values() for f in fields}
     hex_seats = games["neon_hex"].seats
     assert hex_seats == ({"when": {}, "min": 2, "max": 5},)
     for game in games.values():
@@ -75,6 +77,20 @@ async def test_bot_only_room_plays_itself_to_the_end_for_spectators(connect) -> 
     await wait_over(eve, room)
     over = eve.game_over[room]
     assert len(over.outcome.ranks) == 4 and over.seed and over.salt
+
+
+async def test_who_arrives_or_returns_after_the_end_gets_the_outcome(connect) -> None:
+    ada, bob = await connect("Ada"), await connect("Bob")
+    room = await bots_only(ada)
+    await ada.watch(room)
+    await wait_over(ada, room)
+    await bob.watch(room)
+    await wait_over(bob, room, timeout=5)
+    assert bob.game_over[room].seed == ada.game_over[room].seed
+    # Coming back with an up-to-date copy: no deltas to send, then the outcome again.
+    again = await connect("Ada", token=ada.token)
+    await again.resume(room, ada.seq(room), ada.conn.views[room].epoch)
+    await wait_over(again, room, timeout=5)
 
 
 async def test_resume_sends_missed_deltas_or_a_snapshot(connect, server) -> None:
