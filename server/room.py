@@ -171,6 +171,8 @@ class Room:
         )
         self._task: asyncio.Task[None] | None = None
         self._timer: asyncio.TimerHandle | None = None
+        self._update_timer: asyncio.TimerHandle | None = None
+        self._updated = 0.0  # time.monotonic() of the last room_update
         self.closed = False
         self.on_change: list[Callable[[Room], None]] = []
 
@@ -253,14 +255,31 @@ class Room:
         return None
 
     def _changed(self) -> None:
-        """Tell the lobby and the room's viewers that seats or state changed."""
+        """Tell the lobby and the room's viewers that seats or state changed.
+
+        Viewers get a ``room_update`` at once, or, within ``_UPDATE_INTERVAL`` of the last
+        one, a single one when the interval ends, with the room as it is then: a crowd of
+        spectators arriving costs a few updates per second, not one per arrival to everyone.
+        """
         self.touched = time.time()
-        update = RoomUpdate(info=self.summary())
-        frame = encode(update)
-        for peer in self.peers:
-            peer.send_frame(frame)
         for listener in self.on_change:
             listener(self)
+        if self._update_timer is not None:
+            return
+        wait = self._updated + _UPDATE_INTERVAL - time.monotonic()
+        if wait <= 0:
+            self._send_update()
+        else:
+            self._update_timer = asyncio.get_running_loop().call_later(wait, self._send_update)
+
+    def _send_update(self) -> None:
+        self._update_timer = None
+        if self.closed:
+            return
+        self._updated = time.monotonic()
+        frame = encode(RoomUpdate(info=self.summary()))
+        for peer in self.peers:
+            peer.send_frame(frame)
 
     def _persist_seats(self) -> None:
         self.hub.store.update_room(self.id, seats=[seat.to_wire() for seat in self.seats])
@@ -760,6 +779,10 @@ class Room:
             peer.send_frame(frame)
         self.peers.clear()
         self.hub.room_closed(self)
+
+
+#: Seconds between two ``room_update`` broadcasts of one room (see Room._changed).
+_UPDATE_INTERVAL = 0.25
 
 
 class _Broken(Exception):

@@ -14,7 +14,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from clients.sdk import LuminClient, ServerError, bot, human
-from protocol.messages import Resume, Snapshot
+from protocol.messages import Resume, RoomUpdate, Snapshot
 from server.app import LuminServer
 from server.config import Settings
 from tests.server.test_play import play_seat
@@ -140,3 +140,23 @@ async def test_a_client_that_stops_reading_is_dropped_and_its_room_plays_on(tmp_
         slow.transport.abort()
     finally:
         await lumin.stop()
+
+
+async def test_a_crowd_of_spectators_costs_a_few_room_updates_not_one_each(connect) -> None:
+    """Room updates are throttled per room (Room._changed): 30 arrivals, everyone learns the
+    final count, and the player gets far fewer than 30 updates."""
+    ada = await connect("Ada")
+    room = await ada.create_room("flip_over_frog", seats=[human(), bot()], sit=0)
+    await asyncio.sleep(0.3)  # past the throttle interval of the creation's own updates
+    while not ada.messages.empty():
+        ada.messages.get_nowait()
+    crowd = [await connect(f"Fan{n}") for n in range(30)]
+    await asyncio.gather(*(fan.watch(room) for fan in crowd))
+    counts: list[int] = []
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and (not counts or counts[-1] != 30):
+        message = await asyncio.wait_for(ada.messages.get(), 5)
+        if isinstance(message, RoomUpdate) and message.info.room == room:
+            counts.append(message.info.spectators)
+    assert counts[-1] == 30
+    assert len(counts) < 10, counts
