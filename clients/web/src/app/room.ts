@@ -473,7 +473,7 @@ export class RoomPage implements Page {
     const mine = copy.seat !== null && copy.legal.length > 0 && playing;
     const turn = typeof (copy.view as Data).turn === "number" ? ((copy.view as Data).turn as number) : null;
     if (mine && !this.myTurn) {
-      this.app.sound.play("alert");
+      if (!this.board?.playsTurnAlert) this.app.sound.play("alert");
       setAlert(turn !== null ? "▶ Your turn" : "▶ Your move");
     }
     if (!mine) setAlert(null);

@@ -1,21 +1,19 @@
 /**
  * The board registry: game id → a lazily loaded {@link BoardFactory} (each board is its own
- * chunk, loaded when a room of that game opens). Games without a registered board use the
- * generic board (src/boards/generic.ts), which shows the view and one button per legal
- * command, so every game is playable from the first slice on.
- *
- * Flash 8's board (src/boards/flash8/index.ts) is picked up when that file exists.
+ * chunk, loaded when a room of that game opens). A game without a registered board, or whose
+ * board fails to load, gets the generic board (src/boards/generic.ts), which shows the view
+ * and one button per legal command, so every game stays playable.
  */
 
 import type { BoardFactory } from "./types";
 
 type Loader = () => Promise<{ default: BoardFactory }>;
 
-const flash8 = import.meta.glob<{ default: BoardFactory }>("./flash8/index.ts");
-
 const LOADERS: Record<string, Loader> = {
   flip_over_frog: () => import("./flip_over_frog/index"),
-  ...(flash8["./flash8/index.ts"] ? { flash8: flash8["./flash8/index.ts"] } : {}),
+  flash8: () => import("./flash8/index"),
+  neon_hex: () => import("./neon_hex/index"),
+  neon_flip: () => import("./neon_flip/index"),
 };
 
 /** Whether a game has its own board (else the generic one is used). */

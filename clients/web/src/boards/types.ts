@@ -51,6 +51,9 @@ export interface Board {
   update(view: unknown, legal: readonly LegalEntry[], previous: unknown | null): void;
   /** Remove listeners and timers; the shell empties the root afterwards. */
   destroy(): void;
+  /** True when the board sounds the turn alert itself (when its animations reach the
+   *  player's turn, or never, for a race); the shell then only marks the tab title. */
+  readonly playsTurnAlert?: boolean;
 }
 
 /** Every board module exports `createBoard` of this type as its default export. */

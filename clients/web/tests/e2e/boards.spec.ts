@@ -1,8 +1,7 @@
 /**
- * Every game's board in a real room against bots, with a screenshot of each: Flash 8's own
- * board, and the generic board (view plus one button per legal command) for the games whose
- * boards come in later slices, played for a few commands. Also the page weight in use: the
- * time from load to the lobby, and the lobby and a board on a phone-sized screen.
+ * Every game opens its own board in a real room against bots, with a screenshot of each (the
+ * full games are in each game's own spec). Also the time from load to the lobby, and the
+ * lobby and a board on a phone-sized screen.
  */
 import { expect, test } from "@playwright/test";
 import { createRoom, player, shot, start, URL } from "./helpers";
@@ -32,28 +31,21 @@ test("time from load to the lobby", async ({ browser }) => {
   await context.close();
 });
 
-test("Neon Hex and Neon Flip on the generic board", async ({ browser }) => {
+test("Neon Hex and Neon Flip open their own boards", async ({ browser }) => {
   const ada = await player(browser, "Ada");
   const { page } = ada;
   await createRoom(page, "neon_hex", ["me", "bot:easy"]);
   await start(page);
-  await expect(page.locator(".generic-board")).toBeVisible();
-  for (let n = 0; n < 3; n++) {
-    const button = page.locator(".generic-commands button.command").first();
-    await expect(button).toBeVisible();
-    const before = await page.locator(".generic-view").textContent();
-    await button.click();
-    await expect.poll(() => page.locator(".generic-view").textContent()).not.toBe(before);
-  }
-  await shot(page, "neon_hex-generic");
+  await expect(page.locator(".board-root .nh-board")).toBeVisible();
+  await expect(page.locator(".generic-board")).toHaveCount(0);
+  await shot(page, "neon_hex-board");
 
   await createRoom(page, "neon_flip", ["me", "bot:bot"], { rounds: "1" });
   await start(page);
-  await expect(page.locator(".generic-board")).toBeVisible();
-  const choose = page.locator(".generic-commands button.command", { hasText: "choose_objective" }).first();
-  await choose.click();
-  await expect(page.locator(".generic-commands")).not.toContainText("choose_objective", { timeout: 15_000 });
-  await shot(page, "neon_flip-generic");
+  await expect(page.locator(".board-root .nf-board")).toBeVisible();
+  await page.locator(".nf-objective-offer").first().click();
+  await expect(page.locator("[data-testid=nf-objective] strong")).toBeVisible();
+  await shot(page, "neon_flip-board");
   expect(ada.errors).toEqual([]);
   await ada.context.close();
 });

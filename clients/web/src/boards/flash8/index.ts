@@ -34,6 +34,7 @@ export function makeBoard(root: HTMLElement, context: BoardContext, loader: High
   const timer = setInterval(() => current?.tick(), TICK_MS);
 
   return {
+    playsTurnAlert: true,
     update(view: unknown, legal: readonly LegalEntry[], previous: unknown | null): void {
       if (!isFlash8View(view)) {
         current?.destroy();
