@@ -509,8 +509,9 @@ class LuminServer:
         return host is not None and origin in (f"http://{host}", f"https://{host}")
 
     async def start(self) -> None:
-        """Rebuild rooms from the log, then listen."""
+        """Load every game, rebuild rooms from the log, then listen."""
         started = time.perf_counter()
+        catalog()  # imports every game's rules now, not while the first visitor waits
         self.recovered = self.hub.recover()
         self.hub.start_recovered()
         log.info("recovered", rooms=self.recovered, seconds=round(time.perf_counter() - started, 3))
