@@ -73,7 +73,7 @@ from server.config import Settings
 from server.hub import Hub
 from server.metrics import Metrics
 from server.replay import Replay, log_document
-from server.room import Refused, Room
+from server.room import QueuedAct, Refused, Room
 from server.store import EventStore
 
 __all__ = ["Client", "LuminServer", "run"]
@@ -372,7 +372,7 @@ class Client:
             seat = room.seat_of(self.user)
             if seat is None:
                 raise Refused(ErrorCode.NOT_SEATED, "Spectators cannot act; join a seat to play.")
-            await room.call(lambda: room.act(self, seat, request.command, request.id, request.seq))
+            await room.call(QueuedAct(self, seat, request.command, request.id, request.seq))
         except Refused as refusal:
             self.hub.metrics.rejections.labels(refusal.code).inc()
             self.send(

@@ -128,7 +128,13 @@ def _unpack(data: bytes) -> Any:
     return msgpack.unpackb(data, raw=False)
 
 
-_Job = tuple[str, tuple[Any, ...], "asyncio.Future[None] | None", asyncio.AbstractEventLoop | None]
+#: (sql, parameters or a list of parameter rows, the future to settle, its loop)
+_Job = tuple[
+    str,
+    "tuple[Any, ...] | list[tuple[Any, ...]]",
+    "asyncio.Future[None] | None",
+    asyncio.AbstractEventLoop | None,
+]
 
 
 class EventStore:
@@ -207,7 +213,10 @@ class EventStore:
         try:
             connection.execute("BEGIN")
             for sql, params, _, _ in jobs:
-                connection.execute(sql, params)
+                if isinstance(params, list):  # one job of several rows: all or none
+                    connection.executemany(sql, params)
+                else:
+                    connection.execute(sql, params)
             connection.execute("COMMIT")
         except BaseException:
             if connection.in_transaction:
@@ -239,7 +248,9 @@ class EventStore:
                 break
         connection.close()
 
-    def _submit(self, sql: str, params: tuple[Any, ...]) -> asyncio.Future[None]:
+    def _submit(
+        self, sql: str, params: tuple[Any, ...] | list[tuple[Any, ...]]
+    ) -> asyncio.Future[None]:
         loop = asyncio.get_running_loop()
         future: asyncio.Future[None] = loop.create_future()
         self._pending.append((sql, params, future, loop))
@@ -262,20 +273,24 @@ class EventStore:
             if future is not None:
                 _settle(future, error)
 
-    def append(self, room: str, record: Record) -> asyncio.Future[None]:
-        """Queue ``record`` for the next batch; the future resolves once it is committed."""
+    def append(self, room: str, *records: Record) -> asyncio.Future[None]:
+        """Queue ``records`` (in order) for the next batch; the future resolves once they are
+        committed, all of them or none (a room's log never has a gap)."""
         return self._submit(
             "INSERT INTO records (room, seq, position, seat, command, at, events)"
             " VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (
-                room,
-                record.seq,
-                record.position,
-                record.seat,
-                None if record.command is None else _pack(record.command),
-                record.at,
-                _pack(list(record.events)),
-            ),
+            [
+                (
+                    room,
+                    record.seq,
+                    record.position,
+                    record.seat,
+                    None if record.command is None else _pack(record.command),
+                    record.at,
+                    _pack(list(record.events)),
+                )
+                for record in records
+            ],
         )
 
     def create_room(self, row: RoomRow) -> asyncio.Future[None]:

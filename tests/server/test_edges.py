@@ -14,9 +14,11 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from clients.sdk import LuminClient, ServerError, bot, human
+from engine.core import from_wire
 from protocol.messages import Resume, RoomUpdate, Snapshot
 from server.app import LuminServer
 from server.config import Settings
+from server.room import QueuedAct, Refused
 from tests.server.test_play import play_seat
 from tests.server.test_rooms import play_one
 
@@ -160,3 +162,43 @@ async def test_a_crowd_of_spectators_costs_a_few_room_updates_not_one_each(conne
             counts.append(message.info.spectators)
     assert counts[-1] == 30
     assert len(counts) < 10, counts
+
+
+async def test_acts_queued_together_are_decided_in_order_and_committed_once(
+    connect, server: LuminServer
+) -> None:
+    """Room.act_batch: three slides waiting in the queue at once are decided one after the
+    other, committed in one store batch, and answered in order with consecutive seqs; a
+    fourth, chosen from the legal commands the first one changed, is stale."""
+    ada = await connect("Ada")
+    room_id = await ada.create_room(
+        "flash8", seats=[human(), bot()], options={"countdown": 0.0}, sit=0
+    )
+    await ada.start(room_id)
+    while not any(entry["type"] == "slide" for entry in ada.legal(room_id)):
+        await ada.changed(room_id)
+    room = server.hub.room(room_id)
+    server.hub.bots.stop_room(room)  # only Ada's commands in the queue
+    game, state, seen = room.game, room.state, room.seq
+    commands = []
+    for _ in range(3):
+        entry = next(e for e in game.legal(state, 0) if e["type"] == "slide")
+        command = {"type": "slide", "src": entry["src"], "dst": entry["dst"]}
+        commands.append(command)
+        for event in game.decide(state, 0, from_wire(game.commands, command), time.time(), None):
+            state = game.evolve(state, event)
+    stale = {"type": "flash"}
+    batches = server.hub.store.batches
+    results = await asyncio.gather(
+        # The first names the seq it saw; the next two, sent without one, are never stale.
+        *(
+            room.call(QueuedAct(None, 0, command, None, seen if n == 0 else None))
+            for n, command in enumerate(commands)
+        ),
+        room.call(QueuedAct(None, 0, stale, None, seen)),
+        return_exceptions=True,
+    )
+    assert results[:3] == [None, None, None]
+    assert isinstance(results[3], Refused) and results[3].code == "stale"
+    assert room.seq == seen + 3 and room.state == state
+    assert server.hub.store.batches == batches + 1
