@@ -276,25 +276,27 @@ class Room:
                 return n
         return None
 
-    def _changed(self) -> None:
+    def _changed(self, crowd: bool = False) -> None:
         """Tell the lobby and the room's viewers that seats or state changed.
 
-        Viewers get a ``room_update`` at once, or, within ``_UPDATE_INTERVAL`` of the last
-        one, a single one when the interval ends, with the room as it is then: a crowd of
-        spectators arriving costs a few updates per second, not one per arrival to everyone.
+        Viewers get a ``room_update`` at once. Changes of the ``crowd`` only (who watches,
+        who is connected) get one at once too unless one went out in the last
+        ``_UPDATE_INTERVAL``; then a single one follows when the interval ends, with the room
+        as it is then: a crowd of spectators arriving costs a few updates per second, not one
+        per arrival to everyone.
         """
         self.touched = time.time()
         for listener in self.on_change:
             listener(self)
-        if self._update_timer is not None:
-            return
         wait = self._updated + _UPDATE_INTERVAL - time.monotonic()
-        if wait <= 0:
+        if not crowd or (wait <= 0 and self._update_timer is None):
             self._send_update()
-        else:
+        elif self._update_timer is None:
             self._update_timer = asyncio.get_running_loop().call_later(wait, self._send_update)
 
     def _send_update(self) -> None:
+        if self._update_timer is not None:
+            self._update_timer.cancel()
         self._update_timer = None
         if self.closed:
             return
@@ -350,7 +352,7 @@ class Room:
         if seat is not None:
             self.hub.bots.human_back(self, seat)
         self._send_snapshot(peer, seat)
-        self._changed()
+        self._changed(crowd=True)
 
     def _check_code(self, code: str | None) -> None:
         if self.private and code != self.code:
@@ -382,7 +384,7 @@ class Room:
         if seat is not None and not self.closed:
             self.disconnected(peer.user, seat)
         if not self.closed:
-            self._changed()
+            self._changed(crowd=True)
 
     def disconnected(self, user: str, seat: int) -> None:
         """Start the grace period when the last connection of a seat's person is gone."""
@@ -801,7 +803,7 @@ class Room:
             peer.send(Ok(ref=ref, room=self.id))
             if self.over is not None:
                 peer.send_frame(self.over)
-        self._changed()
+        self._changed(crowd=True)
 
     # -- chat -----------------------------------------------------------------------------------
 

@@ -225,6 +225,8 @@ export class RoomPage implements Page {
     if (summary) setTitle(this.app.gameName(summary.game));
     const copy = this.app.session.view(this.room);
     if (copy && !this.board && copy.view !== null) this.viewChanged(copy, null);
+    // The turn line depends on the room's state too (a room_update may follow the view).
+    else if (copy && summary && copy.view !== null) this.turnChanged(copy, summary);
     if (!copy || copy.view === null) this.drawWaiting();
     if (summary?.state === "finished") this.gameOver();
   }
