@@ -497,9 +497,10 @@ class Room:
         the accepted ones' records together, then apply them and tell every viewer.
 
         Each command's sender gets ``accepted`` once its record is durable and the deltas up
-        to it are out (one delta per command, as always), or ``rejected`` with the rule's
-        code and sentence; its future gets the rules' refusal (or ``None``), or
-        :class:`Refused` for a protocol-level refusal (not started, stale). Commands queued
+        to it are out (one delta per command, as always), or ``rejected`` with the rule's or
+        the room's code and sentence (not started, stale), all in the commands' order; its
+        future gets the refusal (or ``None``). For a command without a sender (a bot's), a
+        room's refusal is raised as :class:`Refused` from the future instead. Commands queued
         together cost one commit and one pass of the room's task, not one each: under load a
         room's four racers are decided in one go.
         """
@@ -566,11 +567,11 @@ class Room:
             except Exception as error:
                 raise _Broken("a committed record could not be applied") from error
         for (act, answer), outcome in zip(batch, outcomes, strict=True):
-            if isinstance(outcome, Refused):
+            if isinstance(outcome, Refused) and act.peer is None:
                 if not answer.done():
                     answer.set_exception(outcome)
                 continue
-            if isinstance(outcome, Rejected):
+            if isinstance(outcome, Rejected | Refused):  # a sender hears it here, in order
                 self.hub.metrics.rejections.labels(outcome.code).inc()
                 if act.peer is not None:
                     act.peer.send(
