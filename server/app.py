@@ -135,7 +135,7 @@ class Client:
         """
         frames, self.frames = self.frames, []
         protocol, transport = self.socket.protocol, self.socket.transport
-        if self.dropped or protocol.state is not State.OPEN:
+        if not frames or self.dropped or protocol.state is not State.OPEN:
             return
         for frame in frames:
             protocol.send_binary(frame)
@@ -171,6 +171,7 @@ class Client:
                     self.hub.metrics.protocol_errors.labels(ErrorCode.RATE_LIMITED.value).inc()
                     self._refuse_flood(frame)
                     if self.floods > 20 * self.settings.burst:
+                        self._write()  # what was said before the close goes out first
                         await self.socket.close(1008, "flooding")
                         break
                     continue
@@ -195,6 +196,7 @@ class Client:
             pass
         finally:
             self._goodbye()
+            self._write()  # answers made just now (a bye's) go out before the close frame
             await self.socket.close()
 
     def _refuse_flood(self, frame: bytes | str) -> None:
