@@ -21,7 +21,6 @@ import attrs
 import structlog
 
 from engine.core import (
-    Command,
     Event,
     Game,
     Rejected,
@@ -552,20 +551,7 @@ class Room:
             position += len(events)
             outcomes.append(seq)
         if records:
-            appended = time.perf_counter()
-            await self.hub.store.append(self.id, *records)
-            self.hub.metrics.append.observe(time.perf_counter() - appended)
-            # Durable: from here a failure cannot be answered as a refusal, so it closes the
-            # room (it is rebuilt from its log on the next start).
-            try:
-                for (before, events, after), record in zip(steps, records, strict=True):
-                    self.state = after
-                    self.seq = record.seq
-                    self.position = record.position + len(events)
-                    self._refresh_views(record=True, before=before, events=events)
-                self._after_change()
-            except Exception as error:
-                raise _Broken("a committed record could not be applied") from error
+            await self._commit(records, steps)
         for (act, answer), outcome in zip(batch, outcomes, strict=True):
             if isinstance(outcome, Refused) and act.peer is None:
                 if not answer.done():
@@ -599,33 +585,35 @@ class Room:
             self._arm()
             return
         events = self.game.tick(self.state, now, chance(self.seed, self.position))
-        await self._commit(None, None, events, now)
-
-    async def _commit(
-        self, seat: int | None, command: Command | None, events: list[Event], now: float
-    ) -> None:
-        """Append a record durably, then apply it and tell every viewer."""
         record = Record(
             seq=self.seq + 1,
             position=self.position,
-            seat=seat,
-            command=None if command is None else to_wire(command),
+            seat=None,
+            command=None,
             at=now,
             events=tuple(to_wire(event) for event in events),
         )
+        after = self.state
+        for event in events:
+            after = self.game.evolve(after, event)
+        await self._commit([record], [(self.state, events, after)])
+
+    async def _commit(
+        self, records: list[Record], steps: list[tuple[Any, list[Event], Any]]
+    ) -> None:
+        """Append ``records`` durably (all or none), then apply each step (the state before,
+        its events, the state after) and tell every viewer."""
         appended = time.perf_counter()
-        await self.hub.store.append(self.id, record)
+        await self.hub.store.append(self.id, *records)
         self.hub.metrics.append.observe(time.perf_counter() - appended)
-        # The record is durable: from here a failure cannot be answered as a refusal, so it
-        # closes the room (it is rebuilt from its log on the next start).
+        # Durable: from here a failure cannot be answered as a refusal, so it closes the room
+        # (it is rebuilt from its log on the next start).
         try:
-            before = state = self.state
-            for event in events:
-                state = self.game.evolve(state, event)
-            self.state = state
-            self.seq = record.seq
-            self.position += len(events)
-            self._refresh_views(record=True, before=before, events=events)
+            for (before, events, after), record in zip(steps, records, strict=True):
+                self.state = after
+                self.seq = record.seq
+                self.position = record.position + len(events)
+                self._refresh_views(record=True, before=before, events=events)
             self._after_change()
         except Exception as error:
             raise _Broken("a committed record could not be applied") from error
