@@ -177,9 +177,17 @@ export class Session {
     this.restart();
   }
 
-  /** Drop the socket as a network failure would (tests, and a manual "reconnect"). */
+  /** Drop the socket as a network failure would (tests, and a manual "reconnect").
+   *
+   *  The session lets go of the socket at once rather than when its close completes: a
+   *  request made in between would otherwise be queued on a connection that is going away
+   *  and never sent. Waiting answers fail with `disconnected`, and the reconnect begins. */
   restart(): void {
-    this.socket?.close(4000, "reconnect");
+    const socket = this.socket;
+    if (socket === null) return;
+    this.socket = null;
+    socket.close(4000, "reconnect");
+    this.dropped();
   }
 
   /** Close for good. */

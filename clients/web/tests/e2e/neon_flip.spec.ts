@@ -75,9 +75,19 @@ async function chooseObjective(page: Page): Promise<void> {
   await expect(page.locator("[data-testid=nf-objective] strong")).toBeVisible();
 }
 
-/** The first card of the game by keyboard: its number, then arrows and Enter on a lit tile. */
+/** Cancel a half-chosen card by keyboard: Escape steps back one target at a time. */
+async function cancelByKeyboard(page: Page): Promise<void> {
+  for (let i = 0; i < 3 && (await page.locator(".nf-actionbar .nf-cancel").isVisible()); i++) await page.keyboard.press("Escape");
+}
+
+/** The first card of the game by keyboard: its number, then arrows and Enter on a lit tile
+ *  whose effect is outlined. A card with two tile targets (Node Swap) outlines nothing until
+ *  its first tile is picked, with Enter; a card aimed at the grid's edges is skipped. */
 async function keyboardPlay(page: Page): Promise<boolean> {
   const hand = page.locator(".nf-hand .nf-card");
+  const preview = page.locator(".nf-tile.nf-preview, .nf-tile.nf-cascade-next");
+  const lit = page.locator(".nf-tile.lit");
+  const hint = page.getByTestId("nf-hint");
   const count = await hand.count();
   for (let i = 0; i < count; i++) {
     const card = hand.nth(i);
@@ -85,22 +95,26 @@ async function keyboardPlay(page: Page): Promise<boolean> {
     await page.keyboard.press(String(i + 1));
     const focused = await page.evaluate(() => document.activeElement?.className ?? "");
     if (!focused.includes("nf-tile") || !focused.includes("lit")) {
-      await page.keyboard.press("Escape");
+      await cancelByKeyboard(page);
       continue;
     }
     // Move along the grid and back: the preview follows the focus. (A lit tile on the right
     // edge does not move right, so the way back can land on an unlit one: focus a lit one.)
     await page.keyboard.press("ArrowRight");
     await page.keyboard.press("ArrowLeft");
-    // A target whose effect changes no tile outlines nothing: try the lit tiles in turn.
-    const preview = page.locator(".nf-tile.nf-preview, .nf-tile.nf-cascade-next");
-    const lit = page.locator(".nf-tile.lit");
+    for (let step = 0; step < 2 && (await preview.count()) === 0; step++) {
+      // A target whose effect changes no tile outlines nothing: try the lit tiles in turn.
+      const tiles = await lit.count();
+      for (let t = 0; t < tiles && (await preview.count()) === 0; t++) await lit.nth(t).focus();
+      if ((await preview.count()) > 0 || !(await hint.textContent())?.includes("then pick the next target")) break;
+      await page.keyboard.press("Enter");
+    }
     if ((await preview.count()) === 0) {
-      const count = await lit.count();
-      for (let t = 0; t < count && (await preview.count()) === 0; t++) await lit.nth(t).focus();
+      await cancelByKeyboard(page);
+      continue;
     }
     await expect(preview.first()).toBeVisible();
-    await expect(page.getByTestId("nf-hint")).toContainText("Enter or click to play");
+    await expect(hint).toContainText("Enter or click to play");
     await shot(page, "neon_flip-preview");
     const before = (await seen(page)).frame;
     await page.keyboard.press("Enter");

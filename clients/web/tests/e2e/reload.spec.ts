@@ -1,7 +1,7 @@
 /**
  * Coming back: a reload in the middle of a game resumes it (same seat, same hand, same board);
- * the held seat is one click from the lobby. (A dropped connection: see the quarantined test
- * below; the session's reconnect and resume are also unit-tested over a fake socket.)
+ * the held seat is one click from the lobby; a dropped connection reconnects and resumes by
+ * itself (the session's reconnect and resume are also unit-tested over a fake socket).
  */
 import { expect, test } from "@playwright/test";
 import { createRoom, frogTurn, player } from "./helpers";
@@ -37,11 +37,10 @@ test("a reload mid-game resumes it", async ({ browser }) => {
   await ada.context.close();
 });
 
-// Quarantined (2026-11-29): after a dropped socket right after the room page opens, the page
-// resumes (the server answers `ok`; the view is current) but in about one run in six the next
-// play is never sent. It happens against the server of before this week's changes too, so
-// it is a race in the page's board lifecycle around reconnects; to be fixed, then un-fixme'd.
-test.fixme("a dropped connection reconnects by itself and resumes the room", async ({ browser }) => {
+// A dropped connection: the session lets go of the socket at once, so the status leaves "open"
+// before the test waits for it to come back, and the first play after the resume is sent on
+// the new connection (it used to be queued on the closing one and lost, one run in six).
+test("a dropped connection reconnects by itself and resumes the room", async ({ browser }) => {
   const ada = await player(browser, "Ada");
   const { page } = ada;
   const room = await createRoom(page, "flip_over_frog", ["me", "bot:bot", "bot:bot"]);

@@ -172,6 +172,32 @@ describe("reconnecting", () => {
     expect(session.view("pub")).toMatchObject({ seq: 8, view: { x: 2 } });
   });
 
+  it("restart lets go of the socket at once: nothing is queued on a connection going away", async () => {
+    const session = connect();
+    const first = sockets[0]!;
+    first.open();
+    welcome(first);
+    // A browser's close() only starts the closing handshake; onclose comes later.
+    first.close = () => {
+      first.readyState = 2;
+    };
+    session.restart();
+    expect(session.status).toBe("reconnecting");
+    await expect(session.request({ type: "act", room: "r1", command: { type: "play" } })).rejects.toMatchObject({ code: "disconnected" });
+    first.drop(); // the late close event changes nothing
+    vi.advanceTimersByTime(700);
+    expect(sockets).toHaveLength(2);
+    const second = sockets[1]!;
+    second.open();
+    welcome(second);
+    expect(session.status).toBe("open");
+    const act = session.request({ type: "act", room: "r1", command: { type: "play" } });
+    expect(second.last("act")).toMatchObject({ room: "r1" });
+    second.serve({ type: "ok", ref: second.last("act").id });
+    await expect(act).resolves.toMatchObject({ type: "ok" });
+    expect(first.sent.filter((m) => m.type === "act")).toEqual([]);
+  });
+
   it("backs off longer after each failure, up to 10 s", () => {
     connect();
     for (let n = 0; n < 8; n++) sockets[sockets.length - 1]!.drop();
