@@ -252,6 +252,7 @@ class _Window:
         self.go = asyncio.Event()
         self.deadline = float("inf")
         self.cpu_start: float | None = None
+        self.load_cpu_start = 0.0
         self.started = 0.0
 
     async def ready(self) -> None:
@@ -260,6 +261,7 @@ class _Window:
             self.started = time.perf_counter()
             self.deadline = self.started + self.seconds
             self.cpu_start = _cpu_seconds(self.pid) if self.pid else None
+            self.load_cpu_start = time.process_time()
             self.go.set()
         await self.go.wait()
 
@@ -279,6 +281,7 @@ async def _drive(
         work = [_lumin_room(url, window, latencies, sizes) for _ in range(rooms)]
     counts = await asyncio.gather(*work)
     elapsed = time.perf_counter() - window.started
+    load_cpu = time.process_time() - window.load_cpu_start
     cpu = None
     if pid and window.cpu_start is not None:
         cpu = _cpu_seconds(pid) - window.cpu_start
@@ -288,6 +291,7 @@ async def _drive(
         "sizes": sizes,
         "elapsed": elapsed,
         "cpu": cpu,
+        "load_cpu": load_cpu,
     }
 
 
@@ -301,6 +305,8 @@ def _summary(result: dict[str, Any]) -> dict[str, Any]:
         "latency_ms": {"p50": 1000 * _percentile(lat, 0.5), "p99": 1000 * _percentile(lat, 0.99)},
         "server_cpu_s": cpu,
         "server_cpu_us_per_command": 1e6 * cpu / commands if cpu is not None and commands else None,
+        # The share of its core the load generator used: near 1, it is what limits the rate.
+        "load_cpu_share": result["load_cpu"] / seconds if seconds else None,
     }
     sizes = result["sizes"]
     out["delta_bytes_median"] = statistics.median(sizes["delta"]) if sizes["delta"] else None

@@ -18,9 +18,10 @@ Commands and events are frozen attrs classes with a ``TYPE`` tag; :func:`to_wire
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import random
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
 
 import attrs
@@ -278,13 +279,22 @@ class ViewPatcher(Protocol):
     ``view_patch(before, after, events, viewer)`` returns operations that turn
     ``view(before, viewer)`` into exactly ``view(after, viewer)`` (msgpack-equal), where
     ``after`` is ``before`` with ``events`` applied, or ``None`` when the game does not know
-    (the server then diffs the views). The contract suite checks the promise at every step of
-    random games.
+    (the server then diffs the views).
+
+    ``legal_seats(before, after, events)`` returns the seats whose legal commands may differ
+    between ``before`` and ``after`` (every other seat's are equal), or ``None`` when any may;
+    the server asks only those seats for their legal commands again.
+
+    The contract suite checks both promises at every step of random games.
     """
 
     def view_patch(
         self, before: Any, after: Any, events: Sequence[Event], viewer: Viewer
     ) -> list[PatchOp] | None: ...
+
+    def legal_seats(
+        self, before: Any, after: Any, events: Sequence[Event]
+    ) -> Collection[int] | None: ...
 
 
 _FIELD_NAMES: dict[type, frozenset[str]] = {}
@@ -400,20 +410,33 @@ def from_wire(classes: Iterable[type[_T]], data: Mapping[str, Any]) -> _T:
     if not isinstance(data, Mapping):
         raise Rejected("bad_command", "A command is a map with a 'type' field.")
     kind = data.get("type")
+    found = _wire_table(tuple(classes)).get(kind) if isinstance(kind, str) else None
+    if found is None:
+        raise Rejected("bad_command", f"Unknown command type {kind!r}.")
+    cls, names, structure = found
+    fields = {k: v for k, v in data.items() if k != "type"}
+    unknown = fields.keys() - names
+    if unknown:
+        raise Rejected("bad_command", f"{kind!r} has no field {sorted(map(str, unknown))[0]!r}.")
+    try:
+        item: _T = structure(fields, cls)
+    except Exception as error:  # cattrs wraps field errors in exception groups
+        raise Rejected("bad_command", f"{kind!r} has a missing or bad field.") from error
+    return item
+
+
+@functools.lru_cache(maxsize=64)
+def _wire_table(
+    classes: tuple[type[Any], ...],
+) -> dict[str, tuple[type[Any], frozenset[str], Callable[[Any, Any], Any]]]:
+    """Each class by ``TYPE`` (the first one wins), with its field names and cattrs structure
+    function, computed once per set of classes."""
+    table: dict[str, tuple[type[Any], frozenset[str], Callable[[Any, Any], Any]]] = {}
     for cls in classes:
-        if kind == cls.TYPE:
-            fields = {k: v for k, v in data.items() if k != "type"}
-            names = {field.name for field in attrs.fields(cls)}
-            unknown = set(fields) - names
-            if unknown:
-                raise Rejected(
-                    "bad_command", f"{kind!r} has no field {sorted(map(str, unknown))[0]!r}."
-                )
-            try:
-                return _converter.structure(fields, cls)
-            except Exception as error:  # cattrs wraps field errors in exception groups
-                raise Rejected("bad_command", f"{kind!r} has a missing or bad field.") from error
-    raise Rejected("bad_command", f"Unknown command type {kind!r}.")
+        if cls.TYPE not in table:
+            names = frozenset(field.name for field in attrs.fields(cls))
+            table[cls.TYPE] = (cls, names, _converter.get_structure_hook(cls))
+    return table
 
 
 def outcome_to_wire(outcome: Outcome) -> dict[str, Any]:

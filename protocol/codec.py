@@ -21,7 +21,7 @@ Structuring and unstructuring go through a cattrs converter configured for this 
 from __future__ import annotations
 
 import typing
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -199,6 +199,8 @@ def _make_converter() -> cattrs.Converter:
 
 
 _converter = _make_converter()
+#: Each message class's cattrs structure function, looked up once.
+_STRUCTURE: dict[type[Message], Callable[[Any, Any], Any]] = {}
 
 
 def _leaves(error: BaseException, path: str) -> Iterator[tuple[str, BaseException]]:
@@ -266,8 +268,11 @@ def from_map(data: Any, *, sender: Sender | None = None) -> Message:
             ErrorCode.UNKNOWN_TYPE, f"A {sender} does not send {tag!r} messages.", ref
         )
     fields = {key: value for key, value in data.items() if key != "type"}
+    structure = _STRUCTURE.get(cls)
+    if structure is None:
+        structure = _STRUCTURE[cls] = _converter.get_structure_hook(cls)
     try:
-        message: Message = _converter.structure(fields, cls)
+        message: Message = structure(fields, cls)
     except Exception as error:  # cattrs groups field errors; validators raise plain ones
         raise _field_error(error, tag, ref) from None
     return message
@@ -336,27 +341,31 @@ def _unpack(frame: bytes, limits: Limits) -> Any:
         raise ProtocolError(ErrorCode.NOT_MSGPACK, "The frame is not valid msgpack.") from None
 
 
+_CONTAINERS = (dict, list)
+
+
 def _check_tree(value: Any, limits: Limits) -> None:
-    """Nesting depth and string map keys, checked without recursion."""
-    stack: list[tuple[Any, int]] = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, dict):
-            if depth > limits.max_depth:
-                raise ProtocolError(
-                    ErrorCode.TOO_DEEP, f"Values are nested deeper than {limits.max_depth}."
-                )
-            for key, inner in item.items():
-                if type(key) is not str:
-                    raise ProtocolError(ErrorCode.BAD_FIELD, "Map keys are strings.")
-                if isinstance(inner, dict | list):
-                    stack.append((inner, depth + 1))
-        elif isinstance(item, list):
-            if depth > limits.max_depth:
-                raise ProtocolError(
-                    ErrorCode.TOO_DEEP, f"Values are nested deeper than {limits.max_depth}."
-                )
-            stack.extend((inner, depth + 1) for inner in item if isinstance(inner, dict | list))
+    """Nesting depth and string map keys, checked level by level without recursion (msgpack
+    gives exact ``dict`` and ``list``, so exact type checks suffice)."""
+    level = [value] if type(value) in _CONTAINERS else []
+    depth = 1
+    while level:
+        if depth > limits.max_depth:
+            raise ProtocolError(
+                ErrorCode.TOO_DEEP, f"Values are nested deeper than {limits.max_depth}."
+            )
+        inner: list[Any] = []
+        for item in level:
+            if type(item) is dict:
+                for key, child in item.items():
+                    if type(key) is not str:
+                        raise ProtocolError(ErrorCode.BAD_FIELD, "Map keys are strings.")
+                    if type(child) in _CONTAINERS:
+                        inner.append(child)
+            else:
+                inner.extend(child for child in item if type(child) in _CONTAINERS)
+        level = inner
+        depth += 1
 
 
 def decode(

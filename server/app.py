@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import gc
 import json
 import mimetypes
@@ -26,6 +27,7 @@ from websockets.asyncio.server import Server, serve
 from websockets.asyncio.server import ServerConnection as Socket
 from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
+from websockets.frames import Frame, Opcode
 from websockets.http11 import Request, Response
 from websockets.protocol import State
 
@@ -85,6 +87,20 @@ MAX_REPLAYS = 8
 MAX_MUTED = 256
 
 
+def _framed(payload: bytes) -> bytes:
+    """``payload`` as one unmasked binary websocket frame, as websockets would write it on a
+    connection without extensions (Lumin turns per-message compression off). Small frames
+    are cached: a room's viewers who share a delta share its framing."""
+    if len(payload) > 4096:
+        return Frame(Opcode.BINARY, payload).serialize(mask=False)
+    return _framed_small(payload)
+
+
+@functools.lru_cache(maxsize=1024)
+def _framed_small(payload: bytes) -> bytes:
+    return Frame(Opcode.BINARY, payload).serialize(mask=False)
+
+
 class Client:
     """One websocket connection (a :class:`~server.room.Peer` to the rooms it is in)."""
 
@@ -137,9 +153,14 @@ class Client:
         protocol, transport = self.socket.protocol, self.socket.transport
         if not frames or self.dropped or protocol.state is not State.OPEN:
             return
-        for frame in frames:
-            protocol.send_binary(frame)
-        transport.writelines(protocol.data_to_send())
+        if protocol.extensions or protocol.expect_continuation_frame:
+            for frame in frames:
+                protocol.send_binary(frame)
+            transport.writelines(protocol.data_to_send())
+        else:
+            # Without extensions a server's frame is the same bytes on every connection, so a
+            # delta shared by a room's viewers is framed once (see _framed).
+            transport.writelines([_framed(frame) for frame in frames])
         if transport.get_write_buffer_size() > self.settings.send_buffer:
             self.dropped = True
             self.hub.metrics.dropped.inc()

@@ -509,6 +509,8 @@ class Room:
         steps: list[tuple[Any, list[Event], Any]] = []  # (before, events, after) per record
         records: list[Record] = []
         outcomes: list[Rejected | Refused | int] = []  # per command: refusal or its seq
+        # Seats whose legal commands the steps so far may have changed (None: any seat).
+        touched: set[int] | None = set()
         for act, _ in batch:
             try:
                 if self.status == "waiting":
@@ -519,6 +521,7 @@ class Room:
                 if (
                     steps
                     and act.seen is not None
+                    and (touched is None or act.seat in touched)
                     and self.game.legal(state, act.seat) != self.legal.get(act.seat)
                 ):
                     since = seq
@@ -547,6 +550,13 @@ class Room:
             for event in events:
                 state = self.game.evolve(state, event)
             steps.append((before, events, state))
+            if touched is not None:
+                seats = (
+                    self._patcher.legal_seats(before, state, events)
+                    if self._patcher is not None
+                    else None
+                )
+                touched = None if seats is None else touched.union(seats)
             seq += 1
             position += len(events)
             outcomes.append(seq)
@@ -570,10 +580,14 @@ class Room:
                 continue
             if act.peer is not None:
                 act.peer.send(CommandAccepted(ref=act.ref, room=self.id, seq=outcome))
-            self._commands.inc()
-            self.hub.metrics.latency.observe(time.perf_counter() - started)
             if not answer.done():
                 answer.set_result(None)
+        if records:
+            # Every command of the batch took as long as the batch (one metric update each).
+            elapsed = time.perf_counter() - started
+            self._commands.inc(len(records))
+            for _ in records:
+                self.hub.metrics.latency.observe(elapsed)
 
     async def tick(self) -> None:
         """Apply whatever the engine's clock says is due."""
@@ -687,7 +701,8 @@ class Room:
         has been sent. Others are forgotten and get a snapshot when someone arrives.
 
         When the game knows the patch its events make (``engine.core.ViewPatcher``, from
-        ``before``), that patch is the delta: no view is built or diffed, and the cached view
+        ``before``), that patch is the delta, and only the seats it names are asked for their
+        legal commands again: no view is built or diffed, and the cached view
         is dropped (:meth:`view_for` rebuilds it when someone needs it; a later diff starts
         from the view of ``before``). Viewers given the same patch and no new legal commands
         share one encoded frame.
@@ -696,9 +711,12 @@ class Room:
         watched = set(self.peers.values()) | self.hub.bots.seats_of(self)
         patcher = self._patcher if record else None
         shared: tuple[list[Any], bytes] | None = None
+        # Seats whose legal commands may have changed (the game may know: a slide changes
+        # only the slider's); the others keep theirs.
+        changed = patcher.legal_seats(before, self.state, events) if patcher is not None else None
         for viewer in self._viewers():
             legal: list[dict[str, Any]] | None = None
-            if viewer is not None:
+            if viewer is not None and (changed is None or viewer in changed):
                 fresh = self.game.legal(self.state, viewer)
                 if fresh != self.legal.get(viewer):
                     self.legal[viewer] = fresh

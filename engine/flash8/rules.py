@@ -9,7 +9,7 @@ by the room option ``mode``.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from engine.core import (
@@ -150,6 +150,15 @@ class Flash8:
         if isinstance(after, SoloState):
             return solo.slide_patch(after)
         return race.slide_patch(after, events[0].seat)
+
+    def legal_seats(
+        self, before: State, after: State, events: Sequence[Event]
+    ) -> Collection[int] | None:
+        """A lone slide changes only its own seat's tablet, so only that seat's legal commands
+        (stacks, phase and lockouts are untouched); anything else may change anyone's."""
+        if len(events) != 1 or not isinstance(events[0], Slid):
+            return None
+        return (events[0].seat,)
 
     def legal(self, state: State, seat: int) -> list[dict[str, Any]]:
         """The commands ``seat`` may send now."""

@@ -89,6 +89,10 @@ def check_patches(game: Any, before: Any, after: Any, events: list[Event], count
         result = apply(game.view(before, viewer), [op_from_wire(op) for op in ops])
         expected = game.view(after, viewer)
         assert msgpack.packb(result) == msgpack.packb(expected), f"viewer {viewer}: {ops}"
+    seats = game.legal_seats(before, after, events)
+    if seats is not None:
+        for seat in set(range(count)) - set(seats):
+            assert game.legal(before, seat) == game.legal(after, seat), f"seat {seat}: {events}"
     return patched
 
 

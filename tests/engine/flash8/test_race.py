@@ -150,6 +150,16 @@ def test_a_slide_patches_every_view_with_its_tablet_and_count() -> None:
     assert GAME.view_patch(before, after, [*events, *events], None) is None
 
 
+def test_a_slide_changes_only_its_own_seats_legal_commands() -> None:
+    # engine.core.ViewPatcher.legal_seats: the server asks no other seat again
+    before = with_tablet(race(), 0, "BBBYYRVG.")
+    after, events = act(before, 0, Slide(7, 8), START + 1.25)
+    assert GAME.legal_seats(before, after, events) == (0,)
+    assert GAME.legal(after, 0) != GAME.legal(before, 0)
+    assert GAME.legal(after, 1) == GAME.legal(before, 1)
+    assert GAME.legal_seats(before, after, [*events, *events]) is None
+
+
 def test_bad_slides_are_refused() -> None:
     # decisions 2: only an electron, only into an adjacent free space
     state = with_tablet(race(), 0, "BBBYYRVG.")
