@@ -5,7 +5,8 @@ itself where the machine has two, opens R Flash 8 race rooms of four closed-loop
 has every client slide as fast as the server answers: send a slide, wait for the answer (which
 the server sends right after the slide's delta), send the next. It reports commands per second,
 latency percentiles from sending a slide to receiving its answer, the server's CPU time per
-command, and the median size of a slide delta against a full view.
+command, the median size of a slide delta against a full view, and the share of its own core
+the load generator used (near 1, the load generator is what limits the rate).
 
 With ``target="relay"`` it runs the same load against a bare websockets relay (receive a frame,
 broadcast it to the room, no game, no store) and reports the ratio.
