@@ -813,7 +813,9 @@ class CloseReplay(Message):
 @attrs.frozen(kw_only=True)
 class ReplayState(Message):
     """The replay ``replay`` of ``room`` at ``position`` of ``length`` events, seen by
-    ``viewer``: the whole view at that point."""
+    ``viewer``: the whole view at that point. ``at`` is the room's clock there (seconds since
+    the epoch): when the position's last step was made, or the start at position 0; a client
+    draws clocks (a Flash 8 countdown, a time left) against it, not against the time now."""
 
     TYPE = "replay_state"
     SENDERS = _FROM_SERVER
@@ -824,6 +826,7 @@ class ReplayState(Message):
     length: int = attrs.field(validator=_count)
     viewer: int | None = attrs.field(default=None, validator=_count)
     view: Data
+    at: float | None = None
 
 
 #: The message types a client may send, by ``TYPE``.

@@ -435,6 +435,7 @@ class Client:
                 length=replay.length,
                 viewer=replay.viewer,
                 view=replay.view(),
+                at=replay.at,
             )
         )
 

@@ -73,6 +73,13 @@ class Replay:
         """See the game as another seat, or the public (the game is over: nothing is secret)."""
         self.viewer = self._check_viewer(viewer)
 
+    @property
+    def at(self) -> float | None:
+        """The room's clock at this position: when its last step was made (the start, at 0)."""
+        if self.position == 0:
+            return self.row.started
+        return self.records[self.position - 1].at
+
     def view(self) -> dict[str, Any]:
         """The current viewer's view at the current position."""
         return self.game.view(self.state, self.viewer)

@@ -172,11 +172,14 @@ async def test_finished_game_replays_and_its_log_verifies(connect, server) -> No
     assert "hand" in as_seat.view
     step = await ada.replay_step(state.replay, -as_seat.position + 3)
     assert step.position == 3
+    # The replay's clock is the game's: the start at 0, then each step's own time.
+    assert state.at is not None and state.at <= step.at <= end.at <= time.time()
     url = f"http://127.0.0.1:{server.port}/rooms/{room}/log"
     document = await asyncio.to_thread(lambda: json.load(urllib.request.urlopen(url)))
     report = verify_document(document)
     assert report.ok, report.problems
     assert report.records == state.length
+    assert step.at == document["records"][2]["at"] and state.at == document["started"]
     document["records"][2]["events"][0]["space"] = (
         document["records"][2]["events"][0].get("space", 0) + 1
     ) % 16

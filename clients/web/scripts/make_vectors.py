@@ -188,7 +188,9 @@ def codec_vectors() -> dict[str, Any]:
         m.ChatMessage(
             room="r1", channel="players", user="u1", name="Ada", seat=0, text="gl", server_time=2.0
         ),
-        m.ReplayState(ref=9, replay="p1", room="r1", position=0, length=5, view={"x": 1}),
+        m.ReplayState(
+            ref=9, replay="p1", room="r1", position=0, length=5, view={"x": 1}, at=1764428400.5
+        ),
         m.RoomClosed(room="r1", reason="expired"),
         m.Kicked(room="r1", seat=1),
         m.RematchCreated(room="r1", new_room="r2"),

@@ -200,7 +200,8 @@ export class ReplayPage implements Page {
         readOnly: true,
         act: () => Promise.reject(new ServerError("read_only", "A replay cannot be played.")),
         sound: (name) => app.sound.play(name),
-        serverNow: () => app.session.serverNow(),
+        // The game's clock at this step, so clocks read as they did then.
+        serverNow: () => this.state?.at ?? app.session.serverNow(),
         seatNames: facts?.seats ?? [],
       });
       this.boardViewer = state.viewer;

@@ -148,7 +148,7 @@ export interface Snapshot { type: "snapshot"; ref: number | null; room: string; 
 export interface Delta { type: "delta"; room: string; base: number; seq: number; ops: WireOp[]; legal: Data[] | null }
 export interface GameOver { type: "game_over"; room: string; outcome: OutcomeInfo; seed: string; salt: string; commitment: string }
 export interface Chat { type: "chat"; room: string; channel: "players" | "spectators"; user: string; name: string; seat: number | null; text: string; server_time: number }
-export interface ReplayState { type: "replay_state"; ref: number | null; replay: string; room: string; position: number; length: number; viewer: number | null; view: Data }
+export interface ReplayState { type: "replay_state"; ref: number | null; replay: string; room: string; position: number; length: number; viewer: number | null; view: Data; at: number | null }
 
 export type ServerMessage =
   | Welcome
@@ -309,6 +309,7 @@ export const SERVER_MESSAGES: Readonly<Record<ServerType, Schema>> = {
     length: ["int"],
     viewer: ["int?", null],
     view: ["map"],
+    at: ["float?", null],
   },
 };
 
