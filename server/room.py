@@ -422,7 +422,10 @@ class Room:
         self._free(seat)
         for other in self.peers:
             if gone is not None and other.user == gone:
+                # ``kicked`` drops the seat's copy; they stay on as a spectator, so the public
+                # view follows at once.
                 other.send(Kicked(room=self.id, seat=seat))
+                self._send_snapshot(other, None)
         self._changed()
 
     # -- starting -------------------------------------------------------------------------------

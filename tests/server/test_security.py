@@ -3,6 +3,8 @@ refused, and private rooms need their code."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
@@ -108,3 +110,10 @@ async def test_host_kicks_before_start_only(connect) -> None:
     await ada.request(Kick(room=room, seat=1))
     summary = next(r for r in await ada.list_rooms() if r.room == room)
     assert summary.seats[1].kind == "open"
+    # Bob is told, and stays on as a spectator with the public copy.
+    for _ in range(100):
+        copy = bob.conn.views.get(room)
+        if copy is not None and copy.seat is None:
+            break
+        await asyncio.sleep(0.01)
+    assert copy is not None and copy.seat is None
