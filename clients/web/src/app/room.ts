@@ -450,6 +450,11 @@ export class RoomPage implements Page {
       get seatNames() {
         return app.seatNames(room);
       },
+      settled: () => {
+        const copy = app.session.view(room);
+        const summary = this.summary();
+        if (copy && summary && copy.view !== null) this.turnChanged(copy, summary);
+      },
     };
   }
 
@@ -469,10 +474,12 @@ export class RoomPage implements Page {
   }
 
   /** The turn status line and the tab-title alert: my turn is whenever my seat has legal
-   *  commands; an alert sounds when that starts. */
+   *  commands; an alert sounds when that starts. While the board still plays out earlier
+   *  changes (the AI's moves), the turn is announced once it has caught up (`settled`). */
   private turnChanged(copy: RoomView, summary: RoomSummary): void {
     const playing = summary.state === "playing" && !outcomeFromView(copy.view);
     const mine = copy.seat !== null && copy.legal.length > 0 && playing;
+    if (mine && !this.myTurn && this.board?.busy?.()) return;
     const turn = typeof (copy.view as Data).turn === "number" ? ((copy.view as Data).turn as number) : null;
     if (mine && !this.myTurn) {
       if (!this.board?.playsTurnAlert) this.app.sound.play("alert");

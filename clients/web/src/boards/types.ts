@@ -42,6 +42,9 @@ export interface BoardContext {
   serverNow(): number;
   /** Display names of the room's seats, by seat index. */
   readonly seatNames: readonly string[];
+  /** A board that plays changes out one after another (see `Board.busy`) calls this when it
+   *  has caught up with the last view, so the shell's "Your turn" follows the board. */
+  settled?(): void;
 }
 
 export interface Board {
@@ -54,6 +57,9 @@ export interface Board {
   /** True when the board sounds the turn alert itself (when its animations reach the
    *  player's turn, or never, for a race); the shell then only marks the tab title. */
   readonly playsTurnAlert?: boolean;
+  /** True while the board is still playing out earlier changes (an AI's moves, dice): the
+   *  shell then holds back "Your turn" until `context.settled()`. */
+  busy?(): boolean;
 }
 
 /** Every board module exports `createBoard` of this type as its default export. */

@@ -299,7 +299,12 @@ describe("changes", () => {
     expect(h.root.querySelectorAll(".nf-card.playable")).toHaveLength(0);
     expect(h.root.querySelector(".nf-grid-frame")!.classList.contains("glow-pink")).toBe(true);
     expect(h.sounds).not.toContain("alert");
+    // The shell holds back its "Your turn" until the board has caught up.
+    expect(h.board.busy?.()).toBe(true);
+    expect(h.settled.count).toBe(0);
     vi.advanceTimersByTime(300);
+    expect(h.board.busy?.()).toBe(false);
+    expect(h.settled.count).toBe(1);
     // Frame 2: the pattern's tiles flipped, and it is our turn again.
     expect(colours(h)).toEqual(after.view.board);
     expect(h.root.querySelectorAll(".nf-tile.nf-flip.nf-by-ai").length).toBeGreaterThan(0);

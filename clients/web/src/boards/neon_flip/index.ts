@@ -308,6 +308,7 @@ export function makeBoard(root: HTMLElement, context: BoardContext, settings: Bo
     const next = queue.shift();
     if (!next) return;
     draw(next, true);
+    if (queue.length === 0) context.settled?.();
     // The next frame waits its turn, whether it is queued already or comes later.
     timer = setTimeout(() => {
       timer = null;
@@ -775,6 +776,7 @@ export function makeBoard(root: HTMLElement, context: BoardContext, settings: Bo
 
   return {
     playsTurnAlert: true,
+    busy: () => queue.length > 0,
     update(view: unknown, legal: readonly LegalEntry[], previous: unknown | null): void {
       if (!isNeonFlipView(view)) {
         replace(status, "Waiting for the game to start…");

@@ -33,6 +33,8 @@ export interface Harness {
   board: Board;
   acts: Command[];
   sounds: SoundName[];
+  /** How many times the board said it had caught up (`context.settled`). */
+  settled: { count: number };
   setNow(seconds: number): void;
   show(fixture: Fixture, previous?: unknown): void;
   destroy(): void;
@@ -52,6 +54,7 @@ export function mount(options: HarnessOptions = {}): Harness {
   document.body.append(root);
   const acts: Command[] = [];
   const sounds: SoundName[] = [];
+  const settled = { count: 0 };
   let now = options.now ?? 0;
   const context: BoardContext = {
     seat: options.seat === undefined ? 0 : options.seat,
@@ -63,6 +66,9 @@ export function mount(options: HarnessOptions = {}): Harness {
     sound: (name: SoundName) => sounds.push(name),
     serverNow: () => now,
     seatNames: ["Ada", "Bob", "Cy", "Di"],
+    settled: () => {
+      settled.count += 1;
+    },
   };
   const board = makeBoard(root, context, { stepMs: options.stepMs ?? 0 });
   return {
@@ -70,6 +76,7 @@ export function mount(options: HarnessOptions = {}): Harness {
     board,
     acts,
     sounds,
+    settled,
     setNow(seconds: number) {
       now = seconds;
     },

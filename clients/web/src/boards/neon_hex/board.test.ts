@@ -248,17 +248,21 @@ describe("animation", () => {
   });
 
   it("plays a bot's quick turn move by move, then alerts: your turn", () => {
-    const { root, show, sounds } = use(mount());
+    const { root, board, show, sounds, settled } = use(mount());
     const turn = frames("bot_turn");
     show(turn[0]!);
     expect(root.classList.contains("my-turn")).toBe(false);
     expect(sounds).toEqual([]);
+    expect(board.busy?.()).toBe(false);
     const hexesOf = () => Number(text(root, "[data-testid=nh-hexes-1]").match(/⬢ (\d+)/)![1]);
     const startHexes = hexesOf();
     // Every change arrives at once.
     for (let n = 1; n < turn.length; n++) show(turn[n]!, turn[n - 1]!);
-    // Only the first shows at once; the rest follow one by one.
+    // Only the first shows at once; the rest follow one by one, and the shell hears when the
+    // board has caught up (its "Your turn" waits for that).
     expect(hexesOf()).toBe(startHexes + 1);
+    expect(board.busy?.()).toBe(true);
+    const caughtUp = settled.count;
     const seen = [hexesOf()];
     for (let n = 0; n < 20 && seen.length < turn.length; n++) {
       vi.advanceTimersByTime(150);
@@ -267,6 +271,8 @@ describe("animation", () => {
     const final = turn[turn.length - 1]!.view.factions[1]!.hexes;
     expect(seen).toEqual(Array.from({ length: final - startHexes }, (_, n) => startHexes + n + 1));
     vi.advanceTimersByTime(2000);
+    expect(board.busy?.()).toBe(false);
+    expect(settled.count).toBeGreaterThan(caughtUp);
     // One alert, once the last move has been shown.
     expect(sounds.filter((s) => s === "alert")).toHaveLength(1);
     expect(sounds.lastIndexOf("alert")).toBeGreaterThan(sounds.lastIndexOf("claim"));

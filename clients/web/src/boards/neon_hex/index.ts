@@ -464,6 +464,7 @@ export function makeBoard(root: HTMLElement, context: BoardContext, timing: Timi
   /** Nothing left to show: the controls follow the last view's `legal`. */
   function settle(): void {
     if (!shown) return;
+    context.settled?.();
     const now = mine();
     if (now && !wasMine) context.sound("alert");
     wasMine = now;
@@ -561,6 +562,7 @@ export function makeBoard(root: HTMLElement, context: BoardContext, timing: Timi
 
   return {
     playsTurnAlert: true,
+    busy: animating,
     update(view: unknown, legal: readonly LegalEntry[], previous: unknown | null): void {
       if (destroyed) return;
       if (!isNeonHexView(view)) {

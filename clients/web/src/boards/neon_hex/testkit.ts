@@ -38,6 +38,8 @@ export interface Harness {
   board: Board;
   acts: Command[];
   sounds: SoundName[];
+  /** How many times the board said it had caught up (`context.settled`). */
+  settled: { count: number };
   show(fixture: Fixture, previous?: Fixture | null): void;
   destroy(): void;
 }
@@ -47,6 +49,7 @@ export function mount(options: { seat?: number | null; readOnly?: boolean; names
   document.body.append(root);
   const acts: Command[] = [];
   const sounds: SoundName[] = [];
+  const settled = { count: 0 };
   const seat = options.seat === undefined ? 0 : options.seat;
   const context: BoardContext = {
     seat,
@@ -58,6 +61,9 @@ export function mount(options: { seat?: number | null; readOnly?: boolean; names
     sound: (name: SoundName) => sounds.push(name),
     serverNow: () => 0,
     seatNames: options.names ?? ["Ada", "Bob", "Cy", "Di", "Eve"],
+    settled: () => {
+      settled.count += 1;
+    },
   };
   const board = makeBoard(root, context, TEST_TIMING);
   return {
@@ -65,6 +71,7 @@ export function mount(options: { seat?: number | null; readOnly?: boolean; names
     board,
     acts,
     sounds,
+    settled,
     show(next: Fixture, previous: Fixture | null = null) {
       board.update(next.view, next.legal, previous ? previous.view : null);
     },
