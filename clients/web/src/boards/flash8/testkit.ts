@@ -1,11 +1,11 @@
 /**
  * Test helpers for the Flash 8 board's unit tests (jsdom): the engine-made fixtures
- * (`fixtures.json`, written by `fixtures.py`), a fake board context that records commands and
- * sounds and fakes the server clock, and key presses.
+ * (`fixtures.json`, written by `fixtures.py`) and the board mounted on the shared fake context
+ * (`../testkit.ts`, which also has `settle` and `press`).
  */
 
-import { vi } from "vitest";
-import type { Board, BoardContext, Command, LegalEntry, SoundName } from "../types";
+import { type FakeContext, type FakeContextOptions, fakeContext } from "../testkit";
+import type { Board, LegalEntry } from "../types";
 import raw from "./fixtures.json";
 import { makeBoard } from "./index";
 import type { HighScoreLoader } from "./solo";
@@ -27,29 +27,15 @@ export function solo(name: string): Fixture<SoloView> {
   return structuredClone(FIXTURES[name] as Fixture<SoloView>);
 }
 
-export interface Harness {
+export interface Harness extends FakeContext {
   root: HTMLElement;
   board: Board;
-  context: BoardContext;
-  /** Commands sent, in order. */
-  acts: Command[];
-  sounds: SoundName[];
-  /** Set the fake server clock (room seconds). */
-  setNow(seconds: number): void;
-  /** From now on, `act` calls stay unanswered until `release()` (to test queued gestures). */
-  hold(): void;
-  /** Answer the `act` calls waiting now. */
-  release(): Promise<void>;
   /** Draw a fixture (first view: no previous). */
   show<V>(fixture: Fixture<V>, previous?: unknown): void;
   destroy(): void;
 }
 
-export interface HarnessOptions {
-  seat?: number | null;
-  readOnly?: boolean;
-  now?: number;
-  names?: string[];
+export interface HarnessOptions extends FakeContextOptions {
   loader?: HighScoreLoader;
 }
 
@@ -57,39 +43,12 @@ export interface HarnessOptions {
 export function mount(options: HarnessOptions = {}): Harness {
   const root = document.createElement("div");
   document.body.append(root);
-  const acts: Command[] = [];
-  const sounds: SoundName[] = [];
-  let now = options.now ?? 0;
-  let holding = false;
-  const pending: Array<() => void> = [];
-  const context: BoardContext = {
-    seat: options.seat === undefined ? 0 : options.seat,
-    readOnly: options.readOnly ?? false,
-    act: vi.fn(async (command: Command) => {
-      acts.push(command);
-      if (holding) await new Promise<void>((resolve) => pending.push(resolve));
-    }),
-    sound: (name: SoundName) => sounds.push(name),
-    serverNow: () => now,
-    seatNames: options.names ?? ["Ada", "Bob", "Cy", "Di"],
-  };
-  const board = makeBoard(root, context, options.loader ?? (async () => []));
+  const fake = fakeContext({ names: ["Ada", "Bob", "Cy", "Di"], ...options, readOnly: options.readOnly ?? false });
+  const board = makeBoard(root, fake.context, options.loader ?? (async () => []));
   return {
+    ...fake,
     root,
     board,
-    context,
-    acts,
-    sounds,
-    setNow(seconds: number) {
-      now = seconds;
-    },
-    hold() {
-      holding = true;
-    },
-    async release() {
-      for (const resolve of pending.splice(0)) resolve();
-      await settle();
-    },
     show<V>(fixture: Fixture<V>, previous: unknown = null) {
       board.update(fixture.view, fixture.legal, previous);
     },
@@ -100,18 +59,7 @@ export function mount(options: HarnessOptions = {}): Harness {
   };
 }
 
-/** Let pending promise callbacks run. */
-export async function settle(): Promise<void> {
-  for (let i = 0; i < 5; i++) await Promise.resolve();
-}
-
-/** Press a key on the document (as a player would, with no text field focused). */
-export function press(key: string, target: EventTarget = document.body): KeyboardEvent {
-  const down = new KeyboardEvent("keydown", { key, bubbles: true, cancelable: true });
-  target.dispatchEvent(down);
-  target.dispatchEvent(new KeyboardEvent("keyup", { key, bubbles: true, cancelable: true }));
-  return down;
-}
+export { press, settle } from "../testkit";
 
 /** The cell buttons of the large tablet. */
 export function myCells(root: HTMLElement): HTMLElement[] {

@@ -1,11 +1,11 @@
 /**
  * Test helpers for the Neon Hex board's unit tests (jsdom): the engine-made fixtures
- * (`fixtures.json`, written by `fixtures.py`) and a board mounted with a fake context that
- * records commands and sounds.
+ * (`fixtures.json`, written by `fixtures.py`) and the board mounted on the shared fake context
+ * (`../testkit.ts`, which also has `settle` and `press`).
  */
 
-import { vi } from "vitest";
-import type { Board, BoardContext, Command, LegalEntry, SoundName } from "../types";
+import { type FakeContext, type FakeContextOptions, fakeContext } from "../testkit";
+import type { Board, LegalEntry } from "../types";
 import raw from "./fixtures.json";
 import { makeBoard, type Timing } from "./index";
 import type { NeonHexView } from "./view";
@@ -33,45 +33,22 @@ export function frames(name: string): Fixture[] {
 
 export const TEST_TIMING: Timing = { roll: 1000, claim: 400, turn: 300 };
 
-export interface Harness {
+export interface Harness extends FakeContext {
   root: HTMLElement;
   board: Board;
-  acts: Command[];
-  sounds: SoundName[];
-  /** How many times the board said it had caught up (`context.settled`). */
-  settled: { count: number };
   show(fixture: Fixture, previous?: Fixture | null): void;
   destroy(): void;
 }
 
-export function mount(options: { seat?: number | null; readOnly?: boolean; names?: string[]; reject?: boolean } = {}): Harness {
+export function mount(options: FakeContextOptions = {}): Harness {
   const root = document.createElement("div");
   document.body.append(root);
-  const acts: Command[] = [];
-  const sounds: SoundName[] = [];
-  const settled = { count: 0 };
-  const seat = options.seat === undefined ? 0 : options.seat;
-  const context: BoardContext = {
-    seat,
-    readOnly: options.readOnly ?? seat === null,
-    act: vi.fn(async (command: Command) => {
-      acts.push(command);
-      if (options.reject) throw new Error("rejected");
-    }),
-    sound: (name: SoundName) => sounds.push(name),
-    serverNow: () => 0,
-    seatNames: options.names ?? ["Ada", "Bob", "Cy", "Di", "Eve"],
-    settled: () => {
-      settled.count += 1;
-    },
-  };
-  const board = makeBoard(root, context, TEST_TIMING);
+  const fake = fakeContext(options);
+  const board = makeBoard(root, fake.context, TEST_TIMING);
   return {
+    ...fake,
     root,
     board,
-    acts,
-    sounds,
-    settled,
     show(next: Fixture, previous: Fixture | null = null) {
       board.update(next.view, next.legal, previous ? previous.view : null);
     },
@@ -82,16 +59,7 @@ export function mount(options: { seat?: number | null; readOnly?: boolean; names
   };
 }
 
-/** Let pending promise callbacks run. */
-export async function settle(): Promise<void> {
-  for (let i = 0; i < 5; i++) await Promise.resolve();
-}
-
-export function press(key: string, target: EventTarget = document.body): KeyboardEvent {
-  const down = new KeyboardEvent("keydown", { key, bubbles: true, cancelable: true });
-  target.dispatchEvent(down);
-  return down;
-}
+export { press, settle } from "../testkit";
 
 export function hexEl(root: HTMLElement, id: number): SVGGElement {
   const found = root.querySelector<SVGGElement>(`.nh-hex[data-hex="${id}"]`);
