@@ -704,11 +704,11 @@ class Room:
         has been sent. Others are forgotten and get a snapshot when someone arrives.
 
         When the game knows the patch its events make (``engine.core.ViewPatcher``, from
-        ``before``), that patch is the delta, and only the seats it names are asked for their
-        legal commands again: no view is built or diffed, and the cached view
+        ``before``), that patch is the delta: no view is built or diffed, and the cached view
         is dropped (:meth:`view_for` rebuilds it when someone needs it; a later diff starts
         from the view of ``before``). Viewers given the same patch and no new legal commands
-        share one encoded frame.
+        share one encoded frame. Only the seats the game names (``legal_seats``) are asked
+        for their legal commands again.
         """
         frames: dict[int | None, bytes] = {}
         watched = set(self.peers.values()) | self.hub.bots.seats_of(self)
