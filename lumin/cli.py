@@ -396,14 +396,28 @@ def bench() -> None:
     show_default=True,
     help="The server's durability mode (when the benchmark starts the server).",
 )
+@click.option(
+    "--pairs",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="With --target relay: alternate this many Lumin and relay runs; the ratio is their"
+    " median (the machine's speed drifts between runs).",
+)
 @click.option("--json", "as_json", is_flag=True)
 def bench_race_command(
-    rooms: int, seconds: float, target: str, url: str | None, durability: str, as_json: bool
+    rooms: int,
+    seconds: float,
+    target: str,
+    url: str | None,
+    durability: str,
+    pairs: int,
+    as_json: bool,
 ) -> None:
     """Flash 8 race rooms of 4 closed-loop clients sliding as fast as the server answers."""
     from clients.load import bench_race
 
-    report = bench_race(rooms, seconds, target, url, durability)
+    report = bench_race(rooms, seconds, target, url, durability, pairs)
     if as_json:
         click.echo(json.dumps(report))
         return
@@ -411,6 +425,9 @@ def bench_race_command(
     if "relay" in report:
         _print_race("relay", report["relay"])
         click.echo(f"  ratio lumin/relay commands per second: {report['ratio']:.2f}")
+        if len(report["ratios"]) > 1:
+            each = ", ".join(f"{ratio:.2f}" for ratio in report["ratios"])
+            click.echo(f"  (the median of {len(report['ratios'])} alternating pairs: {each})")
 
 
 def _print_race(label: str, numbers: dict[str, Any]) -> None:
