@@ -40,6 +40,7 @@ __all__ = [
     "Limits",
     "decode",
     "encode",
+    "encode_accepted",
     "encode_delta",
     "from_map",
     "to_map",
@@ -292,6 +293,16 @@ def encode_delta(
         data["ops"] = ops
     if legal is not None:
         data["legal"] = legal
+    frame: bytes = msgpack.packb(data, use_bin_type=True)
+    return frame
+
+
+def encode_accepted(ref: int | None, room: str, seq: int) -> bytes:
+    """Exactly ``encode(CommandAccepted(ref=ref, room=room, seq=seq))``, without building the
+    message: the server sends one per accepted command."""
+    data: dict[str, Any] = {"type": "accepted", "room": room, "seq": seq}
+    if ref is not None:
+        data["ref"] = ref
     frame: bytes = msgpack.packb(data, use_bin_type=True)
     return frame
 

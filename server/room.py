@@ -31,12 +31,11 @@ from engine.core import (
     outcome_to_wire,
     to_wire,
 )
-from protocol.codec import encode, encode_delta
+from protocol.codec import encode, encode_accepted, encode_delta
 from protocol.delta import diff, op_to_wire
 from protocol.errors import ErrorCode
 from protocol.messages import (
     ChatMessage,
-    CommandAccepted,
     CommandRejected,
     GameOver,
     Kicked,
@@ -582,7 +581,7 @@ class Room:
                     answer.set_result(outcome)
                 continue
             if act.peer is not None:
-                act.peer.send(CommandAccepted(ref=act.ref, room=self.id, seq=outcome))
+                act.peer.send_frame(encode_accepted(act.ref, self.id, outcome))
             if not answer.done():
                 answer.set_result(None)
         if records:

@@ -14,6 +14,7 @@ from protocol.codec import (
     Limits,
     decode,
     encode,
+    encode_accepted,
     encode_delta,
     from_map,
     to_map,
@@ -26,6 +27,7 @@ from protocol.messages import (
     MESSAGES,
     SERVER_MESSAGES,
     Act,
+    CommandAccepted,
     CreateRoom,
     Delta,
     Hello,
@@ -325,3 +327,12 @@ def test_encode_delta_is_encode_of_the_delta_message(room, base, ops, legal) -> 
     message = Delta(room=room, base=base, seq=base, ops=tuple(ops), legal=kept)
     wire = [op_to_wire(op) for op in ops]
     assert encode_delta(room, base, base, wire, legal) == encode(message)
+
+
+@given(
+    ref=st.none() | st.integers(0, MAX_ID),
+    room=st.text(max_size=8),
+    seq=st.integers(0, MAX_ID),
+)
+def test_encode_accepted_is_encode_of_the_accepted_message(ref, room, seq) -> None:
+    assert encode_accepted(ref, room, seq) == encode(CommandAccepted(ref=ref, room=room, seq=seq))
