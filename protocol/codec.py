@@ -32,7 +32,7 @@ from cattrs.gen import make_dict_unstructure_fn
 
 from protocol.delta import AddOp, PatchOp, RemoveOp, ReplaceOp, op_from_wire, op_to_wire
 from protocol.errors import ErrorCode, ProtocolError
-from protocol.messages import MESSAGES, Message, Sender
+from protocol.messages import MESSAGES, Act, Message, Sender
 
 __all__ = [
     "CLIENT_FRAME_LIMITS",
@@ -268,6 +268,10 @@ def from_map(data: Any, *, sender: Sender | None = None) -> Message:
         raise ProtocolError(
             ErrorCode.UNKNOWN_TYPE, f"A {sender} does not send {tag!r} messages.", ref
         )
+    if cls is Act:
+        act = _plain_act(data)
+        if act is not None:
+            return act
     fields = {key: value for key, value in data.items() if key != "type"}
     structure = _STRUCTURE.get(cls)
     if structure is None:
@@ -277,6 +281,27 @@ def from_map(data: Any, *, sender: Sender | None = None) -> Message:
     except Exception as error:  # cattrs groups field errors; validators raise plain ones
         raise _field_error(error, tag, ref) from None
     return message
+
+
+_ACT_KEYS = frozenset({"type", "room", "command", "seq", "id"})
+
+
+def _plain_act(data: dict[str, Any]) -> Act | None:
+    """A well-formed ``act`` (the message every move arrives in) built directly, or ``None``
+    for anything else, which the converter then structures and explains."""
+    room, command, seq, ref = data.get("room"), data.get("command"), data.get("seq"), data.get("id")
+    if (
+        type(room) is not str
+        or type(command) is not dict
+        or not (seq is None or type(seq) is int)
+        or not (ref is None or type(ref) is int)
+        or not data.keys() <= _ACT_KEYS
+    ):
+        return None
+    try:
+        return Act(room=room, command=command, seq=seq, id=ref)
+    except ValueError:  # out of range: the converter's path names the field
+        return None
 
 
 # --- frames -----------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from protocol import codec
 from protocol.codec import (
     CLIENT_FRAME_LIMITS,
     SERVER_FRAME_LIMITS,
@@ -336,3 +337,24 @@ def test_encode_delta_is_encode_of_the_delta_message(room, base, ops, legal) -> 
 )
 def test_encode_accepted_is_encode_of_the_accepted_message(ref, room, seq) -> None:
     assert encode_accepted(ref, room, seq) == encode(CommandAccepted(ref=ref, room=room, seq=seq))
+
+
+@given(
+    room=st.text(max_size=8),
+    command=data_maps,
+    seq=st.none() | st.integers(-3, MAX_ID + 3),
+    ref=st.none() | st.integers(-3, MAX_ID + 3) | st.booleans(),
+)
+def test_act_frames_decode_as_the_converter_would(room, command, seq, ref) -> None:
+    # Moves arrive as `act`; well-formed ones are built directly (protocol.codec._plain_act),
+    # and anything else must fail exactly as the converter explains it.
+    data = {"type": "act", "room": room, "command": command, "seq": seq, "id": ref}
+    slow = codec._STRUCTURE.get(Act) or codec._converter.get_structure_hook(Act)
+    try:
+        expected = slow({k: v for k, v in data.items() if k != "type"}, Act)
+    except Exception:
+        with pytest.raises(ProtocolError) as refused:
+            from_map(data, sender="client")
+        assert refused.value.code is ErrorCode.BAD_FIELD
+    else:
+        assert from_map(data, sender="client") == expected
