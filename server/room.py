@@ -14,8 +14,8 @@ import collections
 import functools
 import secrets
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeVar
 
 import attrs
 import structlog
@@ -508,7 +508,7 @@ class Room:
         started = time.perf_counter()
         now = time.time()
         state, seq, position = self.state, self.seq, self.position
-        steps: list[tuple[Any, list[Event], Any]] = []  # (before, events, after) per record
+        steps: list[_Step] = []  # one per record
         records: list[Record] = []
         outcomes: list[Rejected | Refused | int] = []  # per command: refusal or its seq
         # Seats whose legal commands the steps so far may have changed (None: any seat).
@@ -548,17 +548,11 @@ class Room:
                     events=tuple(to_wire(event) for event in events),
                 )
             )
-            before = state
-            for event in events:
-                state = self.game.evolve(state, event)
-            steps.append((before, events, state))
+            step = self._step(state, events)
+            steps.append(step)
+            state = step.after
             if touched is not None:
-                seats = (
-                    self._patcher.legal_seats(before, state, events)
-                    if self._patcher is not None
-                    else None
-                )
-                touched = None if seats is None else touched.union(seats)
+                touched = None if step.changed is None else touched.union(step.changed)
             seq += 1
             position += len(events)
             outcomes.append(seq)
@@ -609,27 +603,33 @@ class Room:
             at=now,
             events=tuple(to_wire(event) for event in events),
         )
-        after = self.state
+        await self._commit([record], [self._step(self.state, events)])
+
+    def _step(self, before: Any, events: list[Event]) -> _Step:
+        """``events`` applied to ``before``, with the seats whose legal commands they may
+        change when the game says (``engine.core.ViewPatcher.legal_seats``)."""
+        after = before
         for event in events:
             after = self.game.evolve(after, event)
-        await self._commit([record], [(self.state, events, after)])
+        changed = (
+            self._patcher.legal_seats(before, after, events) if self._patcher is not None else None
+        )
+        return _Step(before, events, after, changed)
 
-    async def _commit(
-        self, records: list[Record], steps: list[tuple[Any, list[Event], Any]]
-    ) -> None:
-        """Append ``records`` durably (all or none), then apply each step (the state before,
-        its events, the state after) and tell every viewer."""
+    async def _commit(self, records: list[Record], steps: list[_Step]) -> None:
+        """Append ``records`` durably (all or none), then apply each step and tell every
+        viewer."""
         appended = time.perf_counter()
         await self.hub.store.append(self.id, *records)
         self.hub.metrics.append.observe(time.perf_counter() - appended)
         # Durable: from here a failure cannot be answered as a refusal, so it closes the room
         # (it is rebuilt from its log on the next start).
         try:
-            for (before, events, after), record in zip(steps, records, strict=True):
-                self.state = after
+            for step, record in zip(steps, records, strict=True):
+                self.state = step.after
                 self.seq = record.seq
-                self.position = record.position + len(events)
-                self._refresh_views(record=True, before=before, events=events)
+                self.position = record.position + len(step.events)
+                self._refresh_views(True, step.before, step.events, step.changed)
             self._after_change()
         except Exception as error:
             raise _Broken("a committed record could not be applied") from error
@@ -694,7 +694,11 @@ class Room:
         return [None, *range(len(self.seats))]
 
     def _refresh_views(
-        self, record: bool, before: Any = None, events: Sequence[Event] = ()
+        self,
+        record: bool,
+        before: Any = None,
+        events: Sequence[Event] = (),
+        changed: Collection[int] | None = None,
     ) -> None:
         """Bring views up to date; with ``record``, send each watched viewer its delta.
 
@@ -706,16 +710,13 @@ class Room:
         ``before``), that patch is the delta: no view is built or diffed, and the cached view
         is dropped (:meth:`view_for` rebuilds it when someone needs it; a later diff starts
         from the view of ``before``). Viewers given the same patch and no new legal commands
-        share one encoded frame. Only the seats the game names (``legal_seats``) are asked
-        for their legal commands again.
+        share one encoded frame. Only the ``changed`` seats (all when ``None``) are asked for
+        their legal commands again.
         """
         frames: dict[int | None, bytes] = {}
         watched = set(self.peers.values()) | self.hub.bots.seats_of(self)
         patcher = self._patcher if record else None
         shared: tuple[list[Any], bytes] | None = None
-        # Seats whose legal commands may have changed (the game may know: a slide changes
-        # only the slider's); the others keep theirs.
-        changed = patcher.legal_seats(before, self.state, events) if patcher is not None else None
         for viewer in self._viewers():
             legal: list[dict[str, Any]] | None = None
             if viewer is not None and (changed is None or viewer in changed):
@@ -899,6 +900,16 @@ class QueuedAct:
     data: Mapping[str, Any]
     ref: int | None = None
     seen: int | None = None
+
+
+class _Step(NamedTuple):
+    """One record's effect: the state before, its events, the state after, and the seats whose
+    legal commands may have changed (``None``: any)."""
+
+    before: Any
+    events: list[Event]
+    after: Any
+    changed: Collection[int] | None
 
 
 class _Broken(Exception):
