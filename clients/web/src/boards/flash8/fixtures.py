@@ -15,7 +15,6 @@ Room times are small numbers (the countdown starts at 0.0, play at ``START``); t
 
 from __future__ import annotations
 
-import json
 import random
 import sys
 from pathlib import Path
@@ -25,6 +24,7 @@ ROOT = Path(__file__).resolve().parents[5]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from clients.web.scripts.board_fixtures import fixture, write_fixtures  # noqa: E402
 from engine.core import SeatSpec, validate_options, validate_seat_choices  # noqa: E402
 from engine.flash8.cards import CARDS  # noqa: E402
 from engine.flash8.messages import ClaimLine, Flash, Hint, Slide  # noqa: E402
@@ -77,9 +77,8 @@ def running(state: Any) -> Any:
 
 
 def snap(state: Any, viewer: int | None) -> dict[str, Any]:
-    """One fixture: the view of ``viewer`` and its legal commands (JSON round trip)."""
-    legal = GAME.legal(state, viewer) if viewer is not None else []
-    return json.loads(json.dumps({"view": GAME.view(state, viewer), "legal": legal}))
+    """One fixture: the view of ``viewer`` and its legal commands."""
+    return fixture(GAME, state, viewer)
 
 
 def race_step(state: Any, seat: int, now: float) -> Any:
@@ -224,12 +223,5 @@ def build() -> dict[str, Any]:
     return out
 
 
-def main() -> None:
-    target = Path(__file__).with_name("fixtures.json")
-    data = build()
-    target.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
-    print(f"wrote {len(data)} fixtures to {target}")
-
-
 if __name__ == "__main__":
-    main()
+    write_fixtures(build, __file__)

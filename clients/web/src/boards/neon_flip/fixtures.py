@@ -15,7 +15,6 @@ The output is deterministic: fixed seeds, and the seats play seeded random legal
 from __future__ import annotations
 
 import copy
-import json
 import random
 import sys
 from pathlib import Path
@@ -25,6 +24,7 @@ ROOT = Path(__file__).resolve().parents[5]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from clients.web.scripts.board_fixtures import fixture, write_fixtures  # noqa: E402
 from engine.core import Command, Rejected, SeatSpec  # noqa: E402
 from engine.match import Match  # noqa: E402
 from engine.registry import get_game  # noqa: E402
@@ -38,9 +38,8 @@ def start(players: int, seed: str, **options: Any) -> Match:
 
 
 def snap(match: Match, viewer: int | None) -> dict[str, Any]:
-    """One fixture: the view of ``viewer`` and its legal commands (JSON round trip)."""
-    legal = GAME.legal(match.state, viewer) if viewer is not None else []
-    return json.loads(json.dumps({"view": GAME.view(match.state, viewer), "legal": legal}))
+    """One fixture: the view of ``viewer`` and its legal commands."""
+    return fixture(GAME, match.state, viewer)
 
 
 def options(match: Match, seat: int) -> list[Command]:
@@ -218,12 +217,5 @@ def build() -> dict[str, Any]:
     return out
 
 
-def main() -> None:
-    target = Path(__file__).with_name("fixtures.json")
-    data = build()
-    target.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
-    print(f"wrote {len(data)} fixtures to {target}")
-
-
 if __name__ == "__main__":
-    main()
+    write_fixtures(build, __file__)

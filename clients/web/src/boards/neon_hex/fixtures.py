@@ -17,7 +17,6 @@ seeds).
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,7 @@ ROOT = Path(__file__).resolve().parents[5]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from clients.web.scripts.board_fixtures import fixture, write_fixtures  # noqa: E402
 from engine.core import SeatSpec, chance  # noqa: E402
 from engine.match import Match, make_bots, play_out  # noqa: E402
 from engine.neon_hex.rules import EndTurn, Expand  # noqa: E402
@@ -46,9 +46,8 @@ def new_match(players: int, seed: bytes, colours: tuple[str, ...] = ()) -> Match
 
 
 def snap(match: Match, viewer: int | None) -> dict[str, Any]:
-    """One fixture: the view of ``viewer`` and its legal commands (JSON round trip)."""
-    legal = GAME.legal(match.state, viewer) if viewer is not None else []
-    return json.loads(json.dumps({"view": GAME.view(match.state, viewer), "legal": legal}))
+    """One fixture: the view of ``viewer`` and its legal commands."""
+    return fixture(GAME, match.state, viewer)
 
 
 def copy(match: Match) -> Match:
@@ -149,12 +148,5 @@ def build() -> dict[str, Any]:
     return out
 
 
-def main() -> None:
-    target = Path(__file__).with_name("fixtures.json")
-    data = build()
-    target.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
-    print(f"wrote {len(data)} fixtures to {target}")
-
-
 if __name__ == "__main__":
-    main()
+    write_fixtures(build, __file__)
