@@ -226,7 +226,7 @@ export class RoomPage implements Page {
     const copy = this.app.session.view(this.room);
     if (copy && !this.board && copy.view !== null) this.viewChanged(copy, null);
     // The turn line depends on the room's state too (a room_update may follow the view).
-    else if (copy && summary && copy.view !== null) this.turnChanged(copy, summary);
+    else this.redrawTurn();
     if (!copy || copy.view === null) this.drawWaiting();
     if (summary?.state === "finished") this.gameOver();
   }
@@ -450,11 +450,7 @@ export class RoomPage implements Page {
       get seatNames() {
         return app.seatNames(room);
       },
-      settled: () => {
-        const copy = app.session.view(room);
-        const summary = this.summary();
-        if (copy && summary && copy.view !== null) this.turnChanged(copy, summary);
-      },
+      settled: () => this.redrawTurn(),
     };
   }
 
@@ -471,6 +467,13 @@ export class RoomPage implements Page {
     this.boardKey = null;
     this.boardRoot?.remove();
     this.boardRoot = null;
+  }
+
+  /** The turn line for the room's copy and summary now, once both are there. */
+  private redrawTurn(): void {
+    const copy = this.app.session.view(this.room);
+    const summary = this.summary();
+    if (copy && summary && copy.view !== null) this.turnChanged(copy, summary);
   }
 
   /** The turn status line and the tab-title alert: my turn is whenever my seat has legal
