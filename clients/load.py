@@ -98,7 +98,9 @@ class _Racer:
         self.seq = 0
         self.legal: list[dict[str, Any]] = []
         self.over = False
-        self.frames: list[tuple[str, int]] = []  # (type, bytes) of snapshot and delta frames
+        #: (type, bytes) of snapshot frames and of deltas of one step (one slide); a delta
+        #: covering a batch of several steps is not a slide delta and is not recorded.
+        self.frames: list[tuple[str, int]] = []
 
     @classmethod
     async def connect(cls, url: str, name: str) -> _Racer:
@@ -116,7 +118,8 @@ class _Racer:
             self.seq = message["seq"]
             if message.get("legal") is not None:
                 self.legal = message["legal"]
-            self.frames.append((kind, len(frame)))
+            if message["seq"] - message["base"] == 1:
+                self.frames.append((kind, len(frame)))
         elif kind == "game_over":
             self.over = True
         return message
@@ -304,7 +307,10 @@ def _summary(result: dict[str, Any]) -> dict[str, Any]:
         "commands": commands,
         "seconds": seconds,
         "commands_per_second": commands / seconds if seconds else 0.0,
-        "latency_ms": {"p50": 1000 * _percentile(lat, 0.5), "p99": 1000 * _percentile(lat, 0.99)},
+        "latency_ms": {
+            name: 1000 * _percentile(lat, q)
+            for name, q in (("p50", 0.5), ("p90", 0.9), ("p99", 0.99), ("p999", 0.999))
+        },
         "server_cpu_s": cpu,
         "server_cpu_us_per_command": 1e6 * cpu / commands if cpu is not None and commands else None,
         # The share of its core the load generator used: near 1, it is what limits the rate.

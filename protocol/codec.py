@@ -312,7 +312,7 @@ def encode_delta(
 ) -> bytes:
     """Exactly ``encode(Delta(room=..., base=..., seq=..., ops=..., legal=...))`` for ``ops``
     already in wire form (``protocol.delta.op_to_wire``), without building the message: the
-    server sends one of these per viewer per step."""
+    server sends one of these per viewer per committed batch."""
     data: dict[str, Any] = {"type": "delta", "room": room, "base": base, "seq": seq}
     if ops:
         data["ops"] = ops

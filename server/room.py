@@ -4,7 +4,8 @@ Everything that changes a room runs inside the room's task, one request at a tim
 never needs a lock: connections hand it requests with :meth:`Room.call` and await the answer.
 A game command is decided by the engine, its record appended to the store and committed, and
 only then applied, acknowledged and turned into one delta per viewer (each seat's own view,
-and one public view shared by every spectator).
+and one public view shared by every spectator). Commands waiting in the queue together are
+decided, committed and sent as one batch: one commit, one delta per viewer.
 """
 
 from __future__ import annotations
@@ -161,8 +162,9 @@ class Room:
         self._commands = hub.metrics.commands.labels(game.id)  # looked up once, not per command
         self.legal: dict[int, list[dict[str, Any]]] = {}
         self.legal_since: dict[int, int] = {}
-        self.history: collections.deque[tuple[int, dict[int | None, bytes]]] = collections.deque(
-            maxlen=hub.settings.history
+        #: Recent deltas: (base, seq, each viewer's frame), one entry per committed batch.
+        self.history: collections.deque[tuple[int, int, dict[int | None, bytes]]] = (
+            collections.deque(maxlen=hub.settings.history)
         )
         self.chatters: dict[str, _Chatter] = {}
         self._queue: asyncio.Queue[_Item] = asyncio.Queue()
@@ -465,7 +467,7 @@ class Room:
         ]
         self.first = self.game.setup(self.options, specs, chance(self.seed, "setup"))
         self.state = self.first
-        self._refresh_views(record=False)
+        self._refresh_views()
 
     def restore(self, records: list[Record]) -> None:
         """Rebuild a live room from its stored log (server start)."""
@@ -475,7 +477,7 @@ class Room:
                 self.state = self.game.evolve(self.state, from_wire(self.game.events, data))
             self.seq = record.seq
             self.position = record.position + len(record.events)
-        self._refresh_views(record=False)
+        self._refresh_views()
 
     # -- playing --------------------------------------------------------------------------------
 
@@ -497,13 +499,13 @@ class Room:
         """Decide commands in order, each against the state the ones before it made, commit
         the accepted ones' records together, then apply them and tell every viewer.
 
-        Each command's sender gets ``accepted`` once its record is durable and the deltas up
-        to it are out (one delta per command, as always), or ``rejected`` with the rule's or
-        the room's code and sentence (not started, stale), all in the commands' order; its
-        future gets the refusal (or ``None``). For a command without a sender (a bot's), a
-        room's refusal is raised as :class:`Refused` from the future instead. Commands queued
-        together cost one commit and one pass of the room's task, not one each: under load a
-        room's four racers are decided in one go.
+        Each command's sender gets ``accepted`` once its record is durable and the batch's
+        delta is out (one per viewer, covering every record of the batch), or ``rejected``
+        with the rule's or the room's code and sentence (not started, stale), all in the
+        commands' order; its future gets the refusal (or ``None``). For a command without a
+        sender (a bot's), a room's refusal is raised as :class:`Refused` from the future
+        instead. Commands queued together cost one commit, one pass of the room's task and one
+        frame per viewer, not one each: under load a room's four racers are decided in one go.
         """
         started = time.perf_counter()
         now = time.time()
@@ -629,7 +631,7 @@ class Room:
                 self.state = step.after
                 self.seq = record.seq
                 self.position = record.position + len(step.events)
-                self._refresh_views(True, step.before, step.events, step.changed)
+            self._refresh_views(steps)
             self._after_change()
         except Exception as error:
             raise _Broken("a committed record could not be applied") from error
@@ -693,30 +695,38 @@ class Room:
     def _viewers(self) -> list[int | None]:
         return [None, *range(len(self.seats))]
 
-    def _refresh_views(
-        self,
-        record: bool,
-        before: Any = None,
-        events: Sequence[Event] = (),
-        changed: Collection[int] | None = None,
-    ) -> None:
-        """Bring views up to date; with ``record``, send each watched viewer its delta.
+    def _refresh_views(self, steps: Sequence[_Step] = ()) -> None:
+        """Bring views up to date; after ``steps`` (the records just committed, already
+        applied), send each watched viewer one delta covering all of them.
 
         Every seat's legal commands are tracked (bots and the stale rule need them), but deltas
         are only made for ``viewers``: those someone watches or a bot plays, whose current view
         has been sent. Others are forgotten and get a snapshot when someone arrives.
 
-        When the game knows the patch its events make (``engine.core.ViewPatcher``, from
-        ``before``), that patch is the delta: no view is built or diffed, and the cached view
-        is dropped (:meth:`view_for` rebuilds it when someone needs it; a later diff starts
-        from the view of ``before``). Viewers given the same patch and no new legal commands
-        share one encoded frame. Only the ``changed`` seats (all when ``None``) are asked for
-        their legal commands again.
+        One delta per batch rather than per record: under load a race room commits its four
+        racers' slides together, and each viewer gets one frame from ``base`` (the seq before
+        the batch) to ``seq`` instead of four (``docs/protocol.md``: a delta may span several
+        steps). When the game knows the patch each step's events make
+        (``engine.core.ViewPatcher``), the delta is those patches in order: no view is built
+        or diffed, and the cached view is dropped (:meth:`view_for` rebuilds it when someone
+        needs it; a later diff starts from the view before the batch). Otherwise the delta is
+        the diff of the view before the batch and after it. Viewers given the same operations
+        and no new legal commands share one encoded frame. Only the seats the steps may have
+        changed (``_Step.changed``) are asked for their legal commands again.
         """
+        base = self.seq - len(steps)
+        changed: set[int] | None = set()
+        for step in steps:
+            if step.changed is None:
+                changed = None
+                break
+            changed.update(step.changed)
+        if not steps:
+            changed = None
         frames: dict[int | None, bytes] = {}
         watched = set(self.peers.values()) | self.hub.bots.seats_of(self)
-        patcher = self._patcher if record else None
-        shared: tuple[list[Any], bytes] | None = None
+        patcher = self._patcher if steps else None
+        shared: list[tuple[list[Any], bytes]] = []  # frames without legal, by their operations
         for viewer in self._viewers():
             legal: list[dict[str, Any]] | None = None
             if viewer is not None and (changed is None or viewer in changed):
@@ -729,39 +739,57 @@ class Room:
                 self.viewers.discard(viewer)
                 self.views.pop(viewer, None)
                 continue
-            delta = record and viewer in self.viewers
+            delta = bool(steps) and viewer in self.viewers
             self.viewers.add(viewer)
-            patch = None
+            ops: list[Any] | None = None
             if patcher is not None and delta:
-                patch = patcher.view_patch(before, self.state, events, viewer)
-            if patch is not None:
+                ops = self._patches(patcher, steps, viewer)
+            if ops is not None:
                 self.views.pop(viewer, None)
-                ops = patch
             else:
                 view = self.game.view(self.state, viewer)
                 ops = []
                 if delta:
                     old = self.views.get(viewer)
                     if old is None:
-                        old = self.game.view(before, viewer)
+                        old = self.game.view(steps[0].before, viewer)
                     ops = [op_to_wire(op) for op in diff(old, view)]
                 self.views[viewer] = view
             if not delta:
                 continue
-            if shared is not None and legal is None and patch == shared[0]:
-                frames[viewer] = shared[1]
-            else:
-                frames[viewer] = encode_delta(self.id, self.seq - 1, self.seq, ops, legal)
-                if patch is not None and legal is None:
-                    shared = (patch, frames[viewer])
-        if record:
-            self.history.append((self.seq, frames))
+            frame = None
+            if legal is None:
+                frame = next((made for same, made in shared if same == ops), None)
+            if frame is None:
+                frame = encode_delta(self.id, base, self.seq, ops, legal)
+                if legal is None:
+                    shared.append((ops, frame))
+            frames[viewer] = frame
+        if steps:
+            self.history.append((base, self.seq, frames))
             for peer, viewer in self.peers.items():
                 frame = frames.get(viewer)
                 if frame is not None:
                     peer.send_frame(frame)
                 else:
                     self._send_snapshot(peer, viewer)
+
+    @staticmethod
+    def _patches(
+        patcher: ViewPatcher, steps: Sequence[_Step], viewer: int | None
+    ) -> list[Any] | None:
+        """The patches the game knows for ``steps`` seen by ``viewer``, in order; ``None``
+        when it does not know one of them."""
+        if len(steps) == 1:
+            step = steps[0]
+            return patcher.view_patch(step.before, step.after, step.events, viewer)
+        ops: list[Any] = []
+        for step in steps:
+            patch = patcher.view_patch(step.before, step.after, step.events, viewer)
+            if patch is None:
+                return None
+            ops.extend(patch)
+        return ops
 
     def view_for(self, viewer: int | None) -> Any:
         """The current view of ``viewer`` (built now unless cached); from here on the viewer
@@ -800,8 +828,9 @@ class Room:
         self.peers[peer] = seat
         if seat is not None:
             self.hub.bots.human_back(self, seat)
-        kept = [(seq, frames) for seq, frames in self.history if seq > seen]
-        complete = (bool(kept) and kept[0][0] == seen + 1) or seen == self.seq
+        kept = [(base, frames) for base, seq, frames in self.history if seq > seen]
+        # A seq inside a batch's delta was never a client's: it too gets a snapshot.
+        complete = (bool(kept) and kept[0][0] == seen) or seen == self.seq
         # Deltas are only built for viewers someone watched; any gap means a snapshot.
         complete = complete and all(seat in frames for _, frames in kept)
         # seq 0 names both the empty view before the start and the first view: a snapshot.

@@ -7,18 +7,20 @@ import contextlib
 import random
 import socket
 import time
+from typing import Any
 
 import msgpack
 import pytest
+import websockets.asyncio.client as ws_client
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from clients.sdk import LuminClient, ServerError, bot, human
 from engine.core import from_wire
-from protocol.messages import Resume, RoomUpdate, Snapshot
+from protocol.messages import Delta, Resume, RoomUpdate, Snapshot
 from server.app import LuminServer
 from server.config import Settings
-from server.room import QueuedAct, Refused
+from server.room import QueuedAct, Refused, Room
 from tests.server.test_play import play_seat
 from tests.server.test_rooms import play_one
 
@@ -164,6 +166,20 @@ async def test_a_crowd_of_spectators_costs_a_few_room_updates_not_one_each(conne
     assert len(counts) < 10, counts
 
 
+def _three_slides(room: Room) -> tuple[list[dict[str, Any]], Any]:
+    """Three slides seat 0 may make one after the other in a running Flash 8 race, and the
+    state they lead to."""
+    game, state = room.game, room.state
+    commands = []
+    for _ in range(3):
+        entry = next(e for e in game.legal(state, 0) if e["type"] == "slide")
+        command = {"type": "slide", "src": entry["src"], "dst": entry["dst"]}
+        commands.append(command)
+        for event in game.decide(state, 0, from_wire(game.commands, command), time.time(), None):
+            state = game.evolve(state, event)
+    return commands, state
+
+
 async def test_acts_queued_together_are_decided_in_order_and_committed_once(
     connect, server: LuminServer
 ) -> None:
@@ -179,14 +195,8 @@ async def test_acts_queued_together_are_decided_in_order_and_committed_once(
         await ada.changed(room_id)
     room = server.hub.room(room_id)
     server.hub.bots.stop_room(room)  # only Ada's commands in the queue
-    game, state, seen = room.game, room.state, room.seq
-    commands = []
-    for _ in range(3):
-        entry = next(e for e in game.legal(state, 0) if e["type"] == "slide")
-        command = {"type": "slide", "src": entry["src"], "dst": entry["dst"]}
-        commands.append(command)
-        for event in game.decide(state, 0, from_wire(game.commands, command), time.time(), None):
-            state = game.evolve(state, event)
+    seen = room.seq
+    commands, state = _three_slides(room)
     stale = {"type": "flash"}
     batches = server.hub.store.batches
     results = await asyncio.gather(
@@ -202,3 +212,65 @@ async def test_acts_queued_together_are_decided_in_order_and_committed_once(
     assert isinstance(results[3], Refused) and results[3].code == "stale"
     assert room.seq == seen + 3 and room.state == state
     assert server.hub.store.batches == batches + 1
+
+
+async def test_a_batch_reaches_each_viewer_as_one_delta(
+    connect, server: LuminServer, url: str
+) -> None:
+    """Room._refresh_views: three slides committed in one batch reach a spectator as one
+    delta from the seq before the batch to the seq after it, which brings its copy to the
+    room's view. Resuming from a seq inside the batch, which no client ever held, is answered
+    with a snapshot; resuming from the seq before the batch, with that one delta."""
+    ada, bea = await connect("Ada"), await connect("Bea")
+    room_id = await ada.create_room(
+        "flash8", seats=[human(), bot()], options={"countdown": 0.0}, sit=0
+    )
+    await bea.watch(room_id)
+    await ada.start(room_id)
+    while not any(entry["type"] == "slide" for entry in ada.legal(room_id)):
+        await ada.changed(room_id)
+    room = server.hub.room(room_id)
+    server.hub.bots.stop_room(room)
+    while bea.seq(room_id) != room.seq:
+        await bea.changed(room_id)
+    while not bea.messages.empty():
+        bea.messages.get_nowait()
+    seen = room.seq
+    commands, state = _three_slides(room)
+    results = await asyncio.gather(
+        *(room.call(QueuedAct(None, 0, command, None, None)) for command in commands)
+    )
+    assert results == [None, None, None] and room.seq == seen + 3 and room.state == state
+    while bea.seq(room_id) != seen + 3:
+        await bea.changed(room_id)
+    deltas = []
+    while not bea.messages.empty():
+        message = bea.messages.get_nowait()
+        if isinstance(message, Delta) and message.room == room_id:
+            deltas.append(message)
+    assert [(d.base, d.seq) for d in deltas] == [(seen, seen + 3)]
+    assert deltas[0].ops and bea.view(room_id) == room.game.view(state, None)
+
+    async with ws_client.connect(url, compression=None) as raw:
+
+        async def ask(message: dict[str, Any]) -> list[dict[str, Any]]:
+            """Send ``message`` and return the frames up to and including its answer."""
+            await raw.send(msgpack.packb(message))
+            frames = [msgpack.unpackb(await raw.recv())]
+            while frames[-1].get("ref") != message["id"]:
+                frames.append(msgpack.unpackb(await raw.recv()))
+            return frames
+
+        await ask({"type": "hello", "versions": [1], "name": "Cy", "id": 1})
+        epoch = server.hub.epoch
+        inside = await ask(
+            {"type": "resume", "room": room_id, "seq": seen + 1, "epoch": epoch, "id": 2}
+        )
+        assert [(f["type"], f.get("seq")) for f in inside] == [("snapshot", seen + 3)]
+        before = await ask(
+            {"type": "resume", "room": room_id, "seq": seen, "epoch": epoch, "id": 3}
+        )
+        assert [(f["type"], f.get("base"), f.get("seq")) for f in before] == [
+            ("delta", seen, seen + 3),
+            ("ok", None, None),
+        ]
