@@ -299,13 +299,14 @@ class Hub:
     # -- housekeeping ---------------------------------------------------------------------------
 
     async def housekeeping(self, every: float = 30.0, checkpoint: float = 2.0) -> None:
-        """Forever: checkpoint the store's WAL every ``checkpoint`` seconds (in a thread), and
+        """Forever: checkpoint the store's WAL every ``checkpoint`` seconds (on a background
+        thread at the lowest priority, see ``EventStore.checkpoint_in_background``), and
         every ``every`` seconds expire idle waiting rooms, unload finished rooms nobody watches
         and delete finished games older than the retention period."""
         last = time.monotonic()
         while True:
             await asyncio.sleep(checkpoint)
-            await asyncio.to_thread(self.store.checkpoint)
+            await self.store.checkpoint_in_background()
             if time.monotonic() - last >= every:
                 last = time.monotonic()
                 self.sweep(time.time())

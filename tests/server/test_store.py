@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import shutil
+import sqlite3
+import sys
+import threading
 import time
 from pathlib import Path
 
@@ -107,4 +112,35 @@ async def test_a_bad_write_in_a_batch_fails_only_itself(tmp_path: Path) -> None:
     )
     assert isinstance(results[0], Exception) and results[1:] == [None, None]
     assert [r.seq for r in store.records("r1")] == [1, 2, 3]
+    store.close()
+
+
+async def test_background_checkpoint_empties_the_wal_from_a_lowest_priority_thread(
+    tmp_path: Path,
+) -> None:
+    """EventStore.checkpoint_in_background: the WAL's frames reach the database file, and
+    the work runs on a thread of its own at nice 19 (on Linux), never the loop's."""
+    store = EventStore(tmp_path / "db.sqlite3")
+    await store.create_room(row("r1"))
+    await asyncio.gather(*(store.append("r1", record(n)) for n in range(1, 21)))
+    seen: list[tuple[int, int]] = []
+    checkpoint = store.checkpoint
+
+    def spy() -> None:
+        me = threading.get_native_id()
+        seen.append((me, os.getpriority(os.PRIO_PROCESS, me)))
+        checkpoint()
+
+    store.checkpoint = spy  # type: ignore[method-assign]
+    await store.checkpoint_in_background()
+    ((thread, nice),) = seen
+    assert thread != threading.get_native_id()
+    if sys.platform.startswith("linux"):
+        assert nice == 19
+    # The records are in the database file itself: a copy of it without the WAL has them.
+    shutil.copy(tmp_path / "db.sqlite3", tmp_path / "copy.sqlite3")
+    connection = sqlite3.connect(tmp_path / "copy.sqlite3")
+    (count,) = connection.execute("SELECT COUNT(*) FROM records WHERE room = 'r1'").fetchone()
+    connection.close()
+    assert count == 20
     store.close()
