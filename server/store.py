@@ -43,6 +43,9 @@ __all__ = ["DURABILITY_MODES", "EventStore", "Record", "RoomRow"]
 
 DURABILITY_MODES = ("process", "fsync")
 
+#: Bytes the WAL file is cut back to when it starts over (SQLite's ``journal_size_limit``).
+WAL_SIZE_LIMIT = 64 * 1024 * 1024
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS rooms (
     id TEXT PRIMARY KEY,
@@ -185,6 +188,8 @@ class EventStore:
         connection.execute("PRAGMA busy_timeout=5000")
         # Checkpoints run from a thread (:meth:`checkpoint`), never inside a commit on the loop.
         connection.execute("PRAGMA wal_autocheckpoint=0")
+        # When the WAL starts over after a stretch of writes without pause, cut its file back.
+        connection.execute(f"PRAGMA journal_size_limit={WAL_SIZE_LIMIT}")
         return connection
 
     def checkpoint(self) -> None:

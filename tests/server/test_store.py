@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+import server.store as store_module
 from server.store import EventStore, Record, RoomRow
 
 
@@ -143,4 +144,23 @@ async def test_background_checkpoint_empties_the_wal_from_a_lowest_priority_thre
     (count,) = connection.execute("SELECT COUNT(*) FROM records WHERE room = 'r1'").fetchone()
     connection.close()
     assert count == 20
+    store.close()
+
+
+async def test_the_wal_file_is_cut_back_when_it_starts_over(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """server.store.WAL_SIZE_LIMIT: appends without a pause grow the WAL past the limit; after
+    a checkpoint the next append starts it over and its file is cut back to the limit."""
+    monkeypatch.setattr(store_module, "WAL_SIZE_LIMIT", 256 * 1024)
+    store = EventStore(tmp_path / "db.sqlite3")
+    await store.create_room(row("r1"))
+    for seq in range(1, 201):
+        await store.append("r1", record(seq))
+    wal = tmp_path / "db.sqlite3-wal"
+    assert wal.stat().st_size > 512 * 1024
+    await store.checkpoint_in_background()
+    await store.append("r1", record(201))
+    assert wal.stat().st_size <= 256 * 1024
+    assert [r.seq for r in store.records("r1")] == list(range(1, 202))
     store.close()
