@@ -27,12 +27,13 @@ from websockets.asyncio.server import Server, serve
 from websockets.asyncio.server import ServerConnection as Socket
 from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
-from websockets.frames import Frame, Opcode
+from websockets.frames import DATA_OPCODES, Frame, Opcode
 from websockets.http11 import Request, Response
-from websockets.protocol import State
+from websockets.protocol import Event, State
 
 from protocol.codec import Limits, decode
 from protocol.connection import InvalidState, ServerConnection
+from protocol.connection import State as ConnectionState
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import (
     Act,
@@ -101,6 +102,29 @@ def _framed_small(payload: bytes) -> bytes:
     return Frame(Opcode.BINARY, payload).serialize(mask=False)
 
 
+class _Socket(Socket):
+    """websockets' server connection (``serve(create_connection=...)``) with one addition: a
+    complete binary message is first offered to ``take``, the moment it is parsed. When
+    ``take`` keeps it, it never reaches ``recv``; otherwise it is queued for ``recv`` as usual,
+    and ``queued`` counts it until the reader says it is done with it
+    (:meth:`Client.serve`)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.take: Callable[[bytes | bytearray | memoryview], bool] | None = None
+        #: Messages queued for ``recv`` and not yet handled by the reader.
+        self.queued = 0
+
+    def process_event(self, event: Event) -> None:
+        if isinstance(event, Frame) and event.fin:
+            take = self.take
+            if event.opcode is Opcode.BINARY and take is not None and take(event.data):
+                return
+            if event.opcode in DATA_OPCODES:
+                self.queued += 1
+        super().process_event(event)
+
+
 class Client:
     """One websocket connection (a :class:`~server.room.Peer` to the rooms it is in)."""
 
@@ -120,6 +144,8 @@ class Client:
         self.dropped = False
         #: Frames made during this loop turn, written together at its end.
         self.frames: list[bytes] = []
+        #: Acts taken straight from the socket (:meth:`_take`) that their room has not answered.
+        self.inflight: set[asyncio.Future[Any]] = set()
 
     # -- sending (never blocks the caller) ------------------------------------------------------
 
@@ -184,41 +210,120 @@ class Client:
         return False
 
     async def serve(self) -> None:
-        """Read frames until the connection closes, answering each in turn."""
+        """Read frames until the connection closes, answering each in turn.
+
+        An ``act`` arriving while nothing else of this connection's waits or is being handled
+        is taken at the socket instead (:meth:`_take`), without waking this task; a message
+        that arrives while such acts are still in their rooms waits for their answers first,
+        so requests are still handled in the order they arrive.
+        """
+        if isinstance(self.socket, _Socket):
+            self.socket.take = self._take
         try:
             async for frame in self.socket:
-                if not self._allow():
-                    self.floods += 1
-                    self.hub.metrics.protocol_errors.labels(ErrorCode.RATE_LIMITED.value).inc()
-                    self._refuse_flood(frame)
-                    if self.floods > 20 * self.settings.burst:
-                        self._write()  # what was said before the close goes out first
-                        await self.socket.close(1008, "flooding")
+                try:
+                    if self.inflight:
+                        await asyncio.wait(set(self.inflight))
+                    if not await self._receive(frame):
                         break
-                    continue
-                if isinstance(frame, str):
-                    self.send(
-                        Error(
-                            code=ErrorCode.NOT_MSGPACK.value,
-                            message="Frames are binary msgpack, not text.",
-                        )
-                    )
-                    continue
-                self.conn.receive_data(frame)
-                for event in self.conn.events_received():
-                    if isinstance(event, ProtocolError):
-                        self.hub.metrics.protocol_errors.labels(event.code.value).inc()
-                    else:
-                        await self._handle(event)
-                self._flush()
-                if self.conn.close_expected():
-                    break
+                finally:
+                    if isinstance(self.socket, _Socket):
+                        self.socket.queued -= 1
         except ConnectionClosed:
             pass
         finally:
+            if isinstance(self.socket, _Socket):
+                self.socket.take = None
             self._goodbye()
             self._write()  # answers made just now (a bye's) go out before the close frame
             await self.socket.close()
+
+    async def _receive(self, frame: bytes | str) -> bool:
+        """Handle one message from the socket; ``False`` once the connection is to close."""
+        if not self._allow():
+            self.floods += 1
+            self.hub.metrics.protocol_errors.labels(ErrorCode.RATE_LIMITED.value).inc()
+            self._refuse_flood(frame)
+            if self.floods > 20 * self.settings.burst:
+                self._write()  # what was said before the close goes out first
+                await self.socket.close(1008, "flooding")
+                return False
+            return True
+        if isinstance(frame, str):
+            self.send(
+                Error(
+                    code=ErrorCode.NOT_MSGPACK.value,
+                    message="Frames are binary msgpack, not text.",
+                )
+            )
+            return True
+        self.conn.receive_data(frame)
+        for event in self.conn.events_received():
+            if isinstance(event, ProtocolError):
+                self.hub.metrics.protocol_errors.labels(event.code.value).inc()
+            else:
+                await self._handle(event)
+        self._flush()
+        return not self.conn.close_expected()
+
+    def _take(self, frame: bytes | bytearray | memoryview) -> bool:
+        """The socket's hook (:class:`_Socket`): decide at once whether ``frame`` is an
+        ``act`` that can go straight to its room, and hand it over if so.
+
+        It can when the connection is greeted, nothing of this connection's is waiting or
+        being handled (so the order of requests holds) and the rate limit allows it. The
+        room answers it as always; a refusal before the room is answered here. Anything else
+        (another message, a bad frame, a flood) is left to :meth:`serve`, which reports it.
+        Every move of a game is an ``act``, and this spares each one two task switches.
+        """
+        if (
+            self.socket.queued  # type: ignore[attr-defined]
+            or self.inflight
+            or self.dropped
+            or self.conn.state is not ConnectionState.OPEN
+        ):
+            return False
+        try:
+            request = decode(bytes(frame), sender="client", limits=self.conn.limits)
+        except ProtocolError:
+            return False
+        if type(request) is not Act or not self._allow():
+            return False
+        try:
+            answer = self._queue_act(request)
+        except Exception:
+            log.exception("request_failed", type=Act.TYPE, user=self.user)
+            self.send(
+                Error(
+                    code=ErrorCode.INTERNAL.value,
+                    message="The server failed on this request.",
+                    ref=request.id,
+                )
+            )
+            return True
+        if answer is not None:
+            self.inflight.add(answer)
+            answer.add_done_callback(functools.partial(self._acted, request))
+        return True
+
+    def _acted(self, request: Act, answer: asyncio.Future[Any]) -> None:
+        """An act taken at the socket has its answer: a room's refusal is sent here (the
+        rules' and the room's own answers were sent by the room)."""
+        self.inflight.discard(answer)
+        if answer.cancelled():
+            return
+        error = answer.exception()
+        if isinstance(error, Refused):
+            self._reject(request, error)
+        elif error is not None:
+            log.error("request_failed", type=Act.TYPE, user=self.user, error=repr(error))
+            self.send(
+                Error(
+                    code=ErrorCode.INTERNAL.value,
+                    message="The server failed on this request.",
+                    ref=request.id,
+                )
+            )
 
     def _refuse_flood(self, frame: bytes | str) -> None:
         """Answer a message over the rate limit, unexecuted: a request gets an error with its
@@ -390,19 +495,35 @@ class Client:
     async def on_act(self, request: Act) -> None:
         """A game command. Every refusal, the room's (stale, not seated...) as well as the
         rules', is answered with ``rejected``; ``error`` is for malformed messages only."""
+        answer = self._queue_act(request)
+        if answer is None:
+            return
+        try:
+            await answer
+        except Refused as refusal:
+            self._reject(request, refusal)
+
+    def _queue_act(self, request: Act) -> asyncio.Future[Any] | None:
+        """Queue ``request`` in its room, which answers it (``accepted`` or ``rejected``) once
+        decided; a refusal before the room (not in it, not seated, closed) is answered here
+        and gives ``None``."""
         try:
             room = self._in(request.room)
             seat = room.seat_of(self.user)
             if seat is None:
                 raise Refused(ErrorCode.NOT_SEATED, "Spectators cannot act; join a seat to play.")
-            await room.call(QueuedAct(self, seat, request.command, request.id, request.seq))
+            return room.submit(QueuedAct(self, seat, request.command, request.id, request.seq))
         except Refused as refusal:
-            self.hub.metrics.rejections.labels(refusal.code).inc()
-            self.send(
-                CommandRejected(
-                    ref=request.id, room=request.room, code=refusal.code, message=refusal.message
-                )
+            self._reject(request, refusal)
+            return None
+
+    def _reject(self, request: Act, refusal: Refused) -> None:
+        self.hub.metrics.rejections.labels(refusal.code).inc()
+        self.send(
+            CommandRejected(
+                ref=request.id, room=request.room, code=refusal.code, message=refusal.message
             )
+        )
 
     async def on_resume(self, request: Resume) -> None:
         room = self._room(request.room)
@@ -546,6 +667,7 @@ class LuminServer:
             process_request=self._http,
             max_size=max(self.settings.max_frame * 4, 1 << 20),
             max_queue=64,
+            create_connection=_Socket,
             compression=None,  # frames are small msgpack; deflate would cost more than it saves
             ping_interval=20,
             ping_timeout=20,

@@ -228,11 +228,16 @@ class Room:
         """Run ``work`` inside the room's task, after whatever is already queued; an
         :class:`QueuedAct` is decided by :meth:`act_batch` (its result is the rules' refusal, if
         any), together with the acts queued right behind it."""
+        return await self.submit(work)
+
+    def submit(self, work: Callable[[], Awaitable[T]] | QueuedAct) -> asyncio.Future[T]:
+        """Queue ``work`` as :meth:`call` does, without waiting: the future gets its answer.
+        Raises :class:`Refused` (``no_such_room``) when the room is closed."""
         if self.closed:
             raise Refused(ErrorCode.NO_SUCH_ROOM, f"Room {self.id} is closed.")
         answer: asyncio.Future[T] = asyncio.get_running_loop().create_future()
         self._queue.put_nowait((work, answer))
-        return await answer
+        return answer
 
     async def stop(self) -> None:
         """Stop the room (server shutdown or unloading): queued requests are answered with

@@ -274,3 +274,71 @@ async def test_a_batch_reaches_each_viewer_as_one_delta(
             ("delta", seen, seen + 3),
             ("ok", None, None),
         ]
+
+
+async def test_requests_behind_an_act_are_answered_in_order(
+    connect, server: LuminServer, url: str
+) -> None:
+    """Client._take: acts are taken straight from the socket when nothing else of the
+    connection's waits, yet the answers keep the order of the requests: slides and pings
+    written back to back are answered in that order, the slides with consecutive seqs. An act
+    for a room the connection is not in is refused with ``not_in_room``."""
+    ada = await connect("Ada")
+    room_id = await ada.create_room(
+        "flash8", seats=[human(), bot()], options={"countdown": 0.0}, sit=0
+    )
+    await ada.start(room_id)
+    while not any(entry["type"] == "slide" for entry in ada.legal(room_id)):
+        await ada.changed(room_id)
+    room = server.hub.room(room_id)
+    server.hub.bots.stop_room(room)
+    async with ws_client.connect(url, compression=None) as raw:
+
+        async def until(ref: int) -> list[dict[str, Any]]:
+            """The frames up to and including the answer with ``ref``."""
+            frames = [msgpack.unpackb(await raw.recv())]
+            while frames[-1].get("ref") != ref:
+                frames.append(msgpack.unpackb(await raw.recv()))
+            return frames
+
+        await raw.send(
+            msgpack.packb(
+                {"type": "hello", "versions": [1], "name": "Ada", "token": ada.token, "id": 1}
+            )
+        )
+        await until(1)
+        await raw.send(
+            msgpack.packb(
+                {"type": "act", "room": "r-elsewhere", "id": 2, "command": {"type": "flash"}}
+            )
+        )
+        (refused,) = [f for f in await until(2) if f.get("ref") == 2]
+        assert (refused["type"], refused["code"]) == ("rejected", "not_in_room")
+        await raw.send(
+            msgpack.packb({"type": "resume", "room": room_id, "seq": 0, "epoch": "", "id": 3})
+        )
+        await until(3)
+        seen = room.seq
+        commands, state = _three_slides(room)
+        ping = {"type": "ping", "client_time": 1.0}
+        # One act and a ping, then two acts and a ping, each group written back to back.
+        for ref, message in enumerate(
+            [
+                {"type": "act", "room": room_id, "command": commands[0]},
+                ping,
+                {"type": "act", "room": room_id, "command": commands[1]},
+                {"type": "act", "room": room_id, "command": commands[2]},
+                ping,
+            ],
+            start=4,
+        ):
+            await raw.send(msgpack.packb({**message, "id": ref}))
+        answers = [f for f in await until(8) if f.get("ref") is not None]
+    assert [(a["type"], a["ref"], a.get("seq")) for a in answers] == [
+        ("accepted", 4, seen + 1),
+        ("pong", 5, None),
+        ("accepted", 6, seen + 2),
+        ("accepted", 7, seen + 3),
+        ("pong", 8, None),
+    ]
+    assert room.state == state
