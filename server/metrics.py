@@ -2,9 +2,50 @@
 
 from __future__ import annotations
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+import bisect
+import math
+from collections.abc import Iterator, Sequence
 
-__all__ = ["Metrics"]
+from prometheus_client import CollectorRegistry, Counter, Gauge, generate_latest
+from prometheus_client.core import HistogramMetricFamily
+from prometheus_client.utils import floatToGoString
+
+__all__ = ["LoopHistogram", "Metrics"]
+
+
+class LoopHistogram:
+    """A Prometheus histogram for the event loop's thread alone, that counts several
+    observations of one value in one call (every command of a batch took the batch's time).
+
+    Counts are plain integers, exported in the standard histogram form (``_bucket`` with
+    ``le``, ``_count``, ``_sum``) when ``/metrics`` is read. ``prometheus_client``'s
+    ``Histogram`` takes a lock and updates two counters per observation, which showed in the
+    server's profile at thousands of commands per second.
+    """
+
+    def __init__(
+        self, name: str, documentation: str, buckets: Sequence[float], registry: CollectorRegistry
+    ) -> None:
+        self.name = name
+        self.documentation = documentation
+        self.bounds = (*sorted(buckets), math.inf)
+        self.counts = [0] * len(self.bounds)
+        self.sum = 0.0
+        registry.register(self)
+
+    def observe(self, value: float, count: int = 1) -> None:
+        """Count ``count`` observations of ``value``."""
+        self.counts[bisect.bisect_left(self.bounds, value)] += count
+        self.sum += value * count
+
+    def collect(self) -> Iterator[HistogramMetricFamily]:
+        cumulative, buckets = 0, []
+        for bound, count in zip(self.bounds, self.counts, strict=True):
+            cumulative += count
+            buckets.append((floatToGoString(bound), cumulative))
+        yield HistogramMetricFamily(
+            self.name, self.documentation, buckets=buckets, sum_value=self.sum
+        )
 
 
 class Metrics:
@@ -30,13 +71,13 @@ class Metrics:
             ["code"],
             registry=self.registry,
         )
-        self.latency = Histogram(
+        self.latency = LoopHistogram(
             "lumin_command_seconds",
             "From a command's arrival in its room to its deltas being queued",
             buckets=(0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0),
             registry=self.registry,
         )
-        self.append = Histogram(
+        self.append = LoopHistogram(
             "lumin_store_append_seconds",
             "From a record's append to its durable commit",
             buckets=(0.0001, 0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.05, 0.1, 1.0),
