@@ -5,6 +5,13 @@ command in wire form, the room time, the log position its chance was drawn at, a
 it caused. Replaying the events rebuilds the room; re-deciding each record's command with
 ``chance(seed, position)`` verifies it (``lumin verify``).
 
+The records a room appends together (a batch of commands decided in one go) are stored as one
+*run*: one row keyed by the room and the run's first ``seq``, holding its records in one
+msgpack blob. Under load a room's four racers' slides are one row instead of four, which
+makes a commit about twice as cheap (SQLite's cost is per row and per page touched). Stores
+written before runs existed keep one row per record in a ``records`` table; opening such a
+store moves them into runs once.
+
 Writes from every room are batched: everything submitted during one turn of the event loop is
 committed in a single transaction just after it, so durability costs one commit per batch
 rather than one per command. A room acknowledges a command only once its append's future
@@ -64,14 +71,11 @@ CREATE TABLE IF NOT EXISTS rooms (
     finished REAL,
     meta TEXT NOT NULL DEFAULT '{}'
 );
-CREATE TABLE IF NOT EXISTS records (
+CREATE TABLE IF NOT EXISTS runs (
     room TEXT NOT NULL,
     seq INTEGER NOT NULL,
-    position INTEGER NOT NULL,
-    seat INTEGER,
-    command BLOB,
-    at REAL NOT NULL,
-    events BLOB NOT NULL,
+    last INTEGER NOT NULL,
+    records BLOB NOT NULL,
     PRIMARY KEY (room, seq)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS identities (
@@ -141,6 +145,16 @@ def _unpack(data: bytes) -> Any:
     return msgpack.unpackb(data, raw=False)
 
 
+def _pack_run(records: Sequence[Record]) -> bytes:
+    """A run's blob: its records as ``[seq, position, seat, command, at, events]`` lists."""
+    return _pack(
+        [
+            [record.seq, record.position, record.seat, record.command, record.at, record.events]
+            for record in records
+        ]
+    )
+
+
 #: (sql, parameters or a list of parameter rows, the future to settle, its loop)
 _Job = tuple[
     str,
@@ -166,6 +180,7 @@ class EventStore:
         self._reader = self._connect()
         self._reader.executescript(_SCHEMA)
         self._reader.commit()
+        self._migrate()
         self.batches = 0
         self.appended = 0
         self.commit_seconds = 0.0
@@ -213,6 +228,49 @@ class EventStore:
                 max_workers=1, thread_name_prefix="lumin-checkpoint", initializer=_lowest_priority
             )
         await asyncio.get_running_loop().run_in_executor(self._background, self.checkpoint)
+
+    def _migrate(self) -> None:
+        """Move the rows of a store written before runs (one row per record, in ``records``)
+        into runs of one record each, in one transaction, and drop the old table."""
+        connection = self._reader
+        old = connection.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'records'"
+        ).fetchone()
+        if old is None:
+            return
+        rows = connection.execute(
+            "SELECT room, seq, position, seat, command, at, events FROM records"
+        )
+        connection.execute("BEGIN")
+        try:
+            connection.executemany(
+                "INSERT INTO runs (room, seq, last, records) VALUES (?, ?, ?, ?)",
+                (
+                    (
+                        room,
+                        seq,
+                        seq,
+                        _pack_run(
+                            [
+                                Record(
+                                    seq=seq,
+                                    position=position,
+                                    seat=seat,
+                                    command=None if command is None else _unpack(command),
+                                    at=at,
+                                    events=tuple(_unpack(events)),
+                                )
+                            ]
+                        ),
+                    )
+                    for room, seq, position, seat, command, at, events in rows.fetchall()
+                ),
+            )
+            connection.execute("DROP TABLE records")
+            connection.execute("COMMIT")
+        except BaseException:
+            connection.execute("ROLLBACK")
+            raise
 
     # -- writing --------------------------------------------------------------------------------
 
@@ -303,23 +361,17 @@ class EventStore:
                 _settle(future, error)
 
     def append(self, room: str, *records: Record) -> asyncio.Future[None]:
-        """Queue ``records`` (in order) for the next batch; the future resolves once they are
-        committed, all of them or none (a room's log never has a gap)."""
+        """Queue ``records`` (consecutive, in order) for the next batch, as one run; the future
+        resolves once they are committed, all of them or none (a room's log never has a gap).
+        A run starting at a ``seq`` the room already has fails (``UNIQUE``)."""
+        if not records:
+            raise ValueError("append needs at least one record")
+        first, last = records[0].seq, records[-1].seq
+        if last - first != len(records) - 1:
+            raise ValueError(f"records to append are not consecutive: {first}..{last}")
         return self._submit(
-            "INSERT INTO records (room, seq, position, seat, command, at, events)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [
-                (
-                    room,
-                    record.seq,
-                    record.position,
-                    record.seat,
-                    None if record.command is None else _pack(record.command),
-                    record.at,
-                    _pack(list(record.events)),
-                )
-                for record in records
-            ],
+            "INSERT INTO runs (room, seq, last, records) VALUES (?, ?, ?, ?)",
+            (room, first, last, _pack_run(records)),
         )
 
     def create_room(self, row: RoomRow) -> asyncio.Future[None]:
@@ -366,7 +418,7 @@ class EventStore:
             "SELECT id FROM rooms WHERE status IN ('finished', 'expired', 'broken')"
             " AND COALESCE(finished, created) < ?"
         )
-        self._submit(f"DELETE FROM records WHERE room IN ({ended})", (cutoff,))
+        self._submit(f"DELETE FROM runs WHERE room IN ({ended})", (cutoff,))
         return self._submit(f"DELETE FROM rooms WHERE id IN ({ended})", (cutoff,))
 
     def save_identity(self, token_hash: str, name: str, created: float) -> asyncio.Future[None]:
@@ -430,19 +482,12 @@ class EventStore:
     def records(self, room: str, after: int = -1) -> Iterator[Record]:
         """A room's log records with ``seq`` greater than ``after``, in order."""
         cursor = self._reader.execute(
-            "SELECT seq, position, seat, command, at, events FROM records"
-            " WHERE room = ? AND seq > ? ORDER BY seq",
-            (room, after),
+            "SELECT records FROM runs WHERE room = ? AND last > ? ORDER BY seq", (room, after)
         )
-        for seq, position, seat, command, at, events in cursor:
-            yield Record(
-                seq=seq,
-                position=position,
-                seat=seat,
-                command=None if command is None else _unpack(command),
-                at=at,
-                events=tuple(_unpack(events)),
-            )
+        for (run,) in cursor:
+            for seq, position, seat, command, at, events in _unpack(run):
+                if seq > after:
+                    yield Record(seq, position, seat, command, at, tuple(events))
 
     def identity(self, token_hash: str) -> str | None:
         """The name behind a token hash, or ``None`` for an unknown token."""

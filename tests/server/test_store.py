@@ -11,6 +11,7 @@ import threading
 import time
 from pathlib import Path
 
+import msgpack
 import pytest
 
 import server.store as store_module
@@ -141,7 +142,9 @@ async def test_background_checkpoint_empties_the_wal_from_a_lowest_priority_thre
     # The records are in the database file itself: a copy of it without the WAL has them.
     shutil.copy(tmp_path / "db.sqlite3", tmp_path / "copy.sqlite3")
     connection = sqlite3.connect(tmp_path / "copy.sqlite3")
-    (count,) = connection.execute("SELECT COUNT(*) FROM records WHERE room = 'r1'").fetchone()
+    (count,) = connection.execute(
+        "SELECT SUM(last - seq + 1) FROM runs WHERE room = 'r1'"
+    ).fetchone()
     connection.close()
     assert count == 20
     store.close()
@@ -163,4 +166,61 @@ async def test_the_wal_file_is_cut_back_when_it_starts_over(
     await store.append("r1", record(201))
     assert wal.stat().st_size <= 256 * 1024
     assert [r.seq for r in store.records("r1")] == list(range(1, 202))
+    store.close()
+
+
+def test_a_store_from_before_runs_is_moved_into_runs_on_opening(tmp_path: Path) -> None:
+    """EventStore._migrate: a store whose log has one row per record (the ``records`` table
+    of earlier versions) opens with the same records, now kept as runs, and the old table
+    gone; appends go on after them."""
+    path = tmp_path / "db.sqlite3"
+    old = sqlite3.connect(path)
+    old.execute(
+        "CREATE TABLE records (room TEXT NOT NULL, seq INTEGER NOT NULL, position INTEGER NOT"
+        " NULL, seat INTEGER, command BLOB, at REAL NOT NULL, events BLOB NOT NULL,"
+        " PRIMARY KEY (room, seq)) WITHOUT ROWID"
+    )
+    kept = [record(1), record(2), Record(3, 9, None, None, 3.0, ({"type": "tick"},))]
+    old.executemany(
+        "INSERT INTO records VALUES (?, ?, ?, ?, ?, ?, ?)",
+        [
+            (
+                "r1",
+                r.seq,
+                r.position,
+                r.seat,
+                None if r.command is None else msgpack.packb(r.command),
+                r.at,
+                msgpack.packb(list(r.events)),
+            )
+            for r in kept
+        ],
+    )
+    old.commit()
+    old.close()
+    store = EventStore(path)
+    assert list(store.records("r1")) == kept
+    tables = {name for (name,) in store._reader.execute("SELECT name FROM sqlite_master")}
+    assert "records" not in tables and "runs" in tables
+    store.close()
+    again = EventStore(path)  # nothing left to move: opening again changes nothing
+    assert list(again.records("r1")) == kept
+    again.close()
+
+
+async def test_records_appended_together_are_one_run_and_read_back_from_any_seq(
+    tmp_path: Path,
+) -> None:
+    """EventStore.append stores a room's records appended together as one row; reading
+    from a seq inside a run gives the records after it. Records that are not consecutive are
+    refused before anything is written."""
+    store = EventStore(tmp_path / "db.sqlite3")
+    await store.append("r1", record(1), record(2), record(3))
+    await store.append("r1", record(4))
+    runs = store._reader.execute("SELECT seq, last FROM runs WHERE room = 'r1'").fetchall()
+    assert runs == [(1, 3), (4, 4)]
+    assert [r.seq for r in store.records("r1", after=1)] == [2, 3, 4]
+    assert list(store.records("r1", after=3)) == [record(4)]
+    with pytest.raises(ValueError, match="consecutive"):
+        store.append("r1", record(5), record(7))
     store.close()
