@@ -166,6 +166,24 @@ async def test_a_crowd_of_spectators_costs_a_few_room_updates_not_one_each(conne
     assert len(counts) < 10, counts
 
 
+async def _quiet_race(
+    ada: LuminClient, server: LuminServer, *watchers: LuminClient
+) -> tuple[str, Room]:
+    """A running Flash 8 race of Ada's against a bot whose driver is stopped, so that only
+    the test's commands reach the room; ``watchers`` watch it from before the start."""
+    room_id = await ada.create_room(
+        "flash8", seats=[human(), bot()], options={"countdown": 0.0}, sit=0
+    )
+    for watcher in watchers:
+        await watcher.watch(room_id)
+    await ada.start(room_id)
+    while not any(entry["type"] == "slide" for entry in ada.legal(room_id)):
+        await ada.changed(room_id)
+    room = server.hub.room(room_id)
+    server.hub.bots.stop_room(room)
+    return room_id, room
+
+
 def _three_slides(room: Room) -> tuple[list[dict[str, Any]], Any]:
     """Three slides seat 0 may make one after the other in a running Flash 8 race, and the
     state they lead to."""
@@ -186,15 +204,7 @@ async def test_acts_queued_together_are_decided_in_order_and_committed_once(
     """Room.act_batch: three slides waiting in the queue at once are decided one after the
     other, committed in one store batch, and answered in order with consecutive seqs; a
     fourth, chosen from the legal commands the first one changed, is stale."""
-    ada = await connect("Ada")
-    room_id = await ada.create_room(
-        "flash8", seats=[human(), bot()], options={"countdown": 0.0}, sit=0
-    )
-    await ada.start(room_id)
-    while not any(entry["type"] == "slide" for entry in ada.legal(room_id)):
-        await ada.changed(room_id)
-    room = server.hub.room(room_id)
-    server.hub.bots.stop_room(room)  # only Ada's commands in the queue
+    _, room = await _quiet_race(await connect("Ada"), server)
     seen = room.seq
     commands, state = _three_slides(room)
     stale = {"type": "flash"}
@@ -222,15 +232,7 @@ async def test_a_batch_reaches_each_viewer_as_one_delta(
     room's view. Resuming from a seq inside the batch, which no client ever held, is answered
     with a snapshot; resuming from the seq before the batch, with that one delta."""
     ada, bea = await connect("Ada"), await connect("Bea")
-    room_id = await ada.create_room(
-        "flash8", seats=[human(), bot()], options={"countdown": 0.0}, sit=0
-    )
-    await bea.watch(room_id)
-    await ada.start(room_id)
-    while not any(entry["type"] == "slide" for entry in ada.legal(room_id)):
-        await ada.changed(room_id)
-    room = server.hub.room(room_id)
-    server.hub.bots.stop_room(room)
+    room_id, room = await _quiet_race(ada, server, bea)
     while bea.seq(room_id) != room.seq:
         await bea.changed(room_id)
     while not bea.messages.empty():
@@ -284,14 +286,7 @@ async def test_requests_behind_an_act_are_answered_in_order(
     written back to back are answered in that order, the slides with consecutive seqs. An act
     for a room the connection is not in is refused with ``not_in_room``."""
     ada = await connect("Ada")
-    room_id = await ada.create_room(
-        "flash8", seats=[human(), bot()], options={"countdown": 0.0}, sit=0
-    )
-    await ada.start(room_id)
-    while not any(entry["type"] == "slide" for entry in ada.legal(room_id)):
-        await ada.changed(room_id)
-    room = server.hub.room(room_id)
-    server.hub.bots.stop_room(room)
+    room_id, room = await _quiet_race(ada, server)
     async with ws_client.connect(url, compression=None) as raw:
 
         async def until(ref: int) -> list[dict[str, Any]]:
