@@ -240,7 +240,7 @@ class EventStore:
             return
         rows = connection.execute(
             "SELECT room, seq, position, seat, command, at, events FROM records"
-        )
+        ).fetchall()
         connection.execute("BEGIN")
         try:
             connection.executemany(
@@ -263,7 +263,7 @@ class EventStore:
                             ]
                         ),
                     )
-                    for room, seq, position, seat, command, at, events in rows.fetchall()
+                    for room, seq, position, seat, command, at, events in rows
                 ),
             )
             connection.execute("DROP TABLE records")
