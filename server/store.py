@@ -297,6 +297,9 @@ class EventStore:
 
     @staticmethod
     def _transaction(connection: sqlite3.Connection, jobs: list[_Job]) -> None:
+        if len(jobs) == 1 and not isinstance(jobs[0][1], list):
+            connection.execute(jobs[0][0], jobs[0][1])  # one statement: its own transaction
+            return
         try:
             connection.execute("BEGIN")
             for sql, params, _, _ in jobs:
