@@ -519,7 +519,7 @@ class Room:
         records: list[Record] = []
         outcomes: list[Rejected | Refused | int] = []  # per command: refusal or its seq
         # Seats whose legal commands the steps so far may have changed (None: any seat).
-        touched: set[int] | None = set()
+        changed: set[int] | None = set()
         for act, _ in batch:
             try:
                 if self.status == "waiting":
@@ -530,7 +530,7 @@ class Room:
                 if (
                     steps
                     and act.seen is not None
-                    and (touched is None or act.seat in touched)
+                    and (changed is None or act.seat in changed)
                     and self.game.legal(state, act.seat) != self.legal.get(act.seat)
                 ):
                     since = seq
@@ -558,13 +558,15 @@ class Room:
             step = self._step(state, events)
             steps.append(step)
             state = step.after
-            if touched is not None:
-                touched = None if step.changed is None else touched.union(step.changed)
+            if step.changed is None:
+                changed = None
+            elif changed is not None:
+                changed.update(step.changed)
             seq += 1
             position += len(events)
             outcomes.append(seq)
         if records:
-            await self._commit(records, steps)
+            await self._commit(records, steps, changed)
         for (act, answer), outcome in zip(batch, outcomes, strict=True):
             if isinstance(outcome, Refused) and act.peer is None:
                 if not answer.done():
@@ -608,7 +610,8 @@ class Room:
             at=now,
             events=tuple(to_wire(event) for event in events),
         )
-        await self._commit([record], [self._step(self.state, events)])
+        step = self._step(self.state, events)
+        await self._commit([record], [step], step.changed)
 
     def _step(self, before: Any, events: list[Event]) -> _Step:
         """``events`` applied to ``before``, with the seats whose legal commands they may
@@ -621,9 +624,12 @@ class Room:
         )
         return _Step(before, events, after, changed)
 
-    async def _commit(self, records: list[Record], steps: list[_Step]) -> None:
+    async def _commit(
+        self, records: list[Record], steps: list[_Step], changed: Collection[int] | None
+    ) -> None:
         """Append ``records`` durably (all or none), then apply each step and tell every
-        viewer."""
+        viewer; ``changed`` are the seats whose legal commands the steps may have changed
+        (``None``: any)."""
         appended = time.perf_counter()
         await self.hub.store.append(self.id, *records)
         self.hub.metrics.append.observe(time.perf_counter() - appended)
@@ -634,7 +640,7 @@ class Room:
                 self.state = step.after
                 self.seq = record.seq
                 self.position = record.position + len(step.events)
-            self._refresh_views(steps)
+            self._refresh_views(steps, changed)
             self._after_change()
         except Exception as error:
             raise _Broken("a committed record could not be applied") from error
@@ -698,7 +704,9 @@ class Room:
     def _viewers(self) -> list[int | None]:
         return [None, *range(len(self.seats))]
 
-    def _refresh_views(self, steps: Sequence[_Step] = ()) -> None:
+    def _refresh_views(
+        self, steps: Sequence[_Step] = (), changed: Collection[int] | None = None
+    ) -> None:
         """Bring views up to date; after ``steps`` (the records just committed, already
         applied), send each watched viewer one delta covering all of them.
 
@@ -714,18 +722,10 @@ class Room:
         or diffed, and the cached view is dropped (:meth:`view_for` rebuilds it when someone
         needs it; a later diff starts from the view before the batch). Otherwise the delta is
         the diff of the view before the batch and after it. Viewers given the same operations
-        and no new legal commands share one encoded frame. Only the seats the steps may have
-        changed (``_Step.changed``) are asked for their legal commands again.
+        and no new legal commands share one encoded frame. Only the ``changed`` seats (all when
+        ``None``) are asked for their legal commands again.
         """
         base = self.seq - len(steps)
-        changed: set[int] | None = set()
-        for step in steps:
-            if step.changed is None:
-                changed = None
-                break
-            changed.update(step.changed)
-        if not steps:
-            changed = None
         frames: dict[int | None, bytes] = {}
         watched = set(self.peers.values()) | self.hub.bots.seats_of(self)
         patcher = self._patcher if steps else None
