@@ -128,7 +128,7 @@ class _Socket(Socket):
 class Client:
     """One websocket connection (a :class:`~server.room.Peer` to the rooms it is in)."""
 
-    def __init__(self, socket: Socket, hub: Hub, settings: Settings) -> None:
+    def __init__(self, socket: _Socket, hub: Hub, settings: Settings) -> None:
         self.socket = socket
         self.hub = hub
         self.settings = settings
@@ -217,8 +217,7 @@ class Client:
         that arrives while such acts are still in their rooms waits for their answers first,
         so requests are still handled in the order they arrive.
         """
-        if isinstance(self.socket, _Socket):
-            self.socket.take = self._take
+        self.socket.take = self._take
         try:
             async for frame in self.socket:
                 try:
@@ -227,13 +226,11 @@ class Client:
                     if not await self._receive(frame):
                         break
                 finally:
-                    if isinstance(self.socket, _Socket):
-                        self.socket.queued -= 1
+                    self.socket.queued -= 1
         except ConnectionClosed:
             pass
         finally:
-            if isinstance(self.socket, _Socket):
-                self.socket.take = None
+            self.socket.take = None
             self._goodbye()
             self._write()  # answers made just now (a bye's) go out before the close frame
             await self.socket.close()
@@ -277,7 +274,7 @@ class Client:
         Every move of a game is an ``act``, and this spares each one two task switches.
         """
         if (
-            self.socket.queued  # type: ignore[attr-defined]
+            self.socket.queued
             or self.inflight
             or self.dropped
             or self.conn.state is not ConnectionState.OPEN
@@ -293,13 +290,7 @@ class Client:
             answer = self._queue_act(request)
         except Exception:
             log.exception("request_failed", type=Act.TYPE, user=self.user)
-            self.send(
-                Error(
-                    code=ErrorCode.INTERNAL.value,
-                    message="The server failed on this request.",
-                    ref=request.id,
-                )
-            )
+            self._failed(request.id)
             return True
         if answer is not None:
             self.inflight.add(answer)
@@ -317,13 +308,15 @@ class Client:
             self._reject(request, error)
         elif error is not None:
             log.error("request_failed", type=Act.TYPE, user=self.user, error=repr(error))
-            self.send(
-                Error(
-                    code=ErrorCode.INTERNAL.value,
-                    message="The server failed on this request.",
-                    ref=request.id,
-                )
+            self._failed(request.id)
+
+    def _failed(self, ref: int | None) -> None:
+        """Answer a request the server failed on (a bug, logged by the caller)."""
+        self.send(
+            Error(
+                code=ErrorCode.INTERNAL.value, message="The server failed on this request.", ref=ref
             )
+        )
 
     def _refuse_flood(self, frame: bytes | str) -> None:
         """Answer a message over the rate limit, unexecuted: a request gets an error with its
@@ -368,13 +361,7 @@ class Client:
             self.send(Error(code=refusal.code, message=refusal.message, ref=ref))
         except Exception:
             log.exception("request_failed", type=message.TYPE)
-            self.send(
-                Error(
-                    code=ErrorCode.INTERNAL.value,
-                    message="The server failed on this request.",
-                    ref=ref,
-                )
-            )
+            self._failed(ref)
 
     # -- requests -------------------------------------------------------------------------------
 
@@ -682,6 +669,7 @@ class LuminServer:
         return int(self.server.sockets[0].getsockname()[1])
 
     async def _connection(self, socket: Socket) -> None:
+        assert isinstance(socket, _Socket)  # serve(create_connection=_Socket)
         client = Client(socket, self.hub, self.settings)
         self.metrics.connections.inc()
         structlog.contextvars.bind_contextvars(connection=socket.id.hex[:8])
