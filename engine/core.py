@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import math
 import random
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
@@ -38,6 +39,7 @@ __all__ = [
     "Outcome",
     "PatchOp",
     "Rejected",
+    "SeatChecker",
     "SeatSpec",
     "ViewPatcher",
     "Viewer",
@@ -50,6 +52,7 @@ __all__ = [
     "to_wire",
     "validate_options",
     "validate_seat_choices",
+    "validate_seats",
 ]
 
 #: A seat number (0-based), or ``None`` for a spectator.
@@ -138,17 +141,11 @@ class OptionSpec:
                 return True
             if text in ("0", "false", "no", "off"):
                 return False
-            raise Rejected("bad_option", f"Option {self.name} takes true or false, not {value!r}.")
+            raise Rejected(
+                "bad_option", f"Option {self.name} takes true or false, not {_short(value)}."
+            )
         if self.kind in ("int", "float"):
-            caster: Callable[[Any], Any] = int if self.kind == "int" else float
-            try:
-                if isinstance(value, bool):
-                    raise ValueError
-                number = caster(value)
-            except (TypeError, ValueError):
-                raise Rejected(
-                    "bad_option", f"Option {self.name} takes a number, not {value!r}."
-                ) from None
+            number = self._number(value)
             if self.minimum is not None and number < self.minimum:
                 raise Rejected("bad_option", f"Option {self.name} is at least {self.minimum}.")
             if self.maximum is not None and number > self.maximum:
@@ -159,8 +156,42 @@ class OptionSpec:
                 if value == choice or str(value) == str(choice):
                     return choice
             allowed = ", ".join(str(c) for c in self.choices)
-            raise Rejected("bad_option", f"Option {self.name} is one of {allowed}, not {value!r}.")
+            raise Rejected(
+                "bad_option", f"Option {self.name} is one of {allowed}, not {_short(value)}."
+            )
         raise ValueError(f"unknown option kind {self.kind}")
+
+    def _number(self, value: Any) -> int | float:
+        """``value`` as this option's number: finite (NaN and infinities are refused, since
+        no bound check can hold them), and for an ``int`` option a whole number."""
+        text = value.strip() if isinstance(value, str) else value
+        try:
+            if isinstance(text, bool) or not isinstance(text, int | float | str):
+                raise ValueError
+            number = float(text)
+        except ValueError:
+            raise Rejected(
+                "bad_option", f"Option {self.name} takes a number, not {_short(value)}."
+            ) from None
+        except OverflowError:  # an integer too large for a float is past every bound
+            raise Rejected("bad_option", f"Option {self.name} is at most {self.maximum}.") from None
+        if not math.isfinite(number):
+            raise Rejected(
+                "bad_option", f"Option {self.name} takes a finite number, not {_short(value)}."
+            )
+        if self.kind == "float":
+            return number
+        if not number.is_integer():
+            raise Rejected(
+                "bad_option", f"Option {self.name} takes a whole number, not {_short(value)}."
+            )
+        return int(text) if isinstance(text, int) else int(number)
+
+
+def _short(value: Any) -> str:
+    """A value for an error message, cut short (messages echo what a client sent)."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _check(specs: Sequence[OptionSpec], raw: Mapping[str, Any], what: str) -> dict[str, Any]:
@@ -168,7 +199,9 @@ def _check(specs: Sequence[OptionSpec], raw: Mapping[str, Any], what: str) -> di
     for name in raw:
         if name not in known:
             allowed = ", ".join(known) or "none"
-            raise Rejected("bad_option", f"Unknown {what} {name!r}; this game has: {allowed}.")
+            raise Rejected(
+                "bad_option", f"Unknown {what} {_short(name)}; this game has: {allowed}."
+            )
     return {
         spec.name: spec.parse(raw[spec.name]) if spec.name in raw else spec.default
         for spec in specs
@@ -183,6 +216,16 @@ def validate_options(game: Game, raw: Mapping[str, Any]) -> dict[str, Any]:
 def validate_seat_choices(game: Game, raw: Mapping[str, Any]) -> dict[str, Any]:
     """Check one seat's raw choices against the game's documented ones; fill in defaults."""
     return _check(game.seat_options, raw, "seat choice")
+
+
+def validate_seats(
+    game: Game, options: Mapping[str, Any], choices: Sequence[Mapping[str, Any]]
+) -> None:
+    """Check how validated options and every seat's validated choices combine (a choice
+    the game's mode does not allow, such as a Flash 8 handicap in solo), when the game has
+    such rules (:class:`SeatChecker`); raises :class:`Rejected` (``bad_option``)."""
+    if isinstance(game, SeatChecker):
+        game.check_seats(options, choices)
 
 
 @attrs.frozen
@@ -269,6 +312,19 @@ class Game(Protocol):
 #: One view patch operation in wire form: ``["replace", pointer, value]``, ``["add", pointer,
 #: value]`` or ``["remove", pointer]`` (RFC 6902 semantics, ``docs/protocol.md``).
 PatchOp = list[Any]
+
+
+@runtime_checkable
+class SeatChecker(Protocol):
+    """Optional, for games whose seat choices depend on the room options:
+    ``check_seats(options, choices)`` raises :class:`Rejected` (``bad_option``) when the
+    validated ``options`` and the seats' validated ``choices`` (one mapping per seat) cannot
+    be dealt together. The server asks it when a room is created, so a room that could never
+    start is refused then rather than failing at ``start``; ``setup`` may rely on it."""
+
+    def check_seats(
+        self, options: Mapping[str, Any], choices: Sequence[Mapping[str, Any]]
+    ) -> None: ...
 
 
 @runtime_checkable

@@ -645,7 +645,6 @@ class LuminServer:
         started = time.perf_counter()
         catalog()  # imports every game's rules now, not while the first visitor waits
         self.recovered = self.hub.recover()
-        self.hub.start_recovered()
         log.info("recovered", rooms=self.recovered, seconds=round(time.perf_counter() - started, 3))
         self.server = await serve(
             self._connection,

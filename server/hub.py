@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import math
 import secrets
 import time
 from collections.abc import Coroutine
@@ -16,7 +17,14 @@ from typing import Any
 
 import structlog
 
-from engine.core import Game, Outcome, Rejected, validate_options, validate_seat_choices
+from engine.core import (
+    Game,
+    Outcome,
+    Rejected,
+    validate_options,
+    validate_seat_choices,
+    validate_seats,
+)
 from engine.registry import game_ids, get_game
 from protocol.codec import encode
 from protocol.errors import ErrorCode
@@ -121,6 +129,10 @@ class Hub:
                 seats.append(Seat("bot", choice.name or f"{kind} bot", None, kind, choices, True))
             else:
                 seats.append(Seat("open", None, None, None, choices, False))
+        try:
+            validate_seats(game, options, [seat.choices for seat in seats])
+        except Rejected as error:
+            raise Refused(ErrorCode.BAD_OPTION, error.message) from None
         if request.sit is not None:
             if not 0 <= request.sit < len(seats) or seats[request.sit].kind != "open":
                 raise Refused(ErrorCode.NO_SUCH_SEAT, f"Seat {request.sit} is not a human seat.")
@@ -128,8 +140,8 @@ class Hub:
                 "human", peer.name, peer.user, None, seats[request.sit].choices
             )
         meta: dict[str, Any] = {}
-        if request.turn_clock:
-            meta["turn_clock"] = float(request.turn_clock)
+        if request.turn_clock is not None:
+            meta["turn_clock"] = _turn_clock(request.turn_clock)
         room, stored = self._create(game, options, seats, peer.user, request.private, meta)
         await stored
         return room
@@ -206,30 +218,44 @@ class Hub:
         return new
 
     def recover(self) -> int:
-        """Rebuild every waiting and playing room from the store (server start); returns how
-        many were rebuilt. A room whose log cannot be replayed is marked broken and skipped."""
-        count = 0
+        """Rebuild every waiting and playing room from the store and set its bots and timers
+        going (server start, inside the running loop); returns how many were rebuilt.
+
+        No single room can stop the server from starting: a room that fails to rebuild or to
+        start again (a log that no longer replays, data an older version let in) is logged,
+        marked ``failed`` in the store and skipped, and every other room recovers."""
+        rebuilt: list[Room] = []
         for row in self.store.rooms(["waiting", "playing"]):
             try:
-                game = get_game(row.game)
-                room = Room(self, row, game)
+                room = Room(self, row, get_game(row.game))
                 if row.status == "playing":
                     room.restore(list(self.store.records(row.id)))
             except Exception:
-                log.exception("recover_failed", room=row.id)
-                self.store.update_room(row.id, status="broken")
+                self._recovery_failed(row.id, None)
                 continue
             self._register(room)
+            rebuilt.append(room)
+        count = 0
+        for room in rebuilt:
+            try:
+                if room.status == "playing":
+                    self.bots.start_room(room)
+                    room.absent_humans()
+                    room._after_change()
+            except Exception:
+                self._recovery_failed(room.id, room)
+                continue
             count += 1
         return count
 
-    def start_recovered(self) -> None:
-        """Set bots and timers going in recovered rooms (inside the running loop)."""
-        for room in self.rooms.values():
-            if room.status == "playing":
-                self.bots.start_room(room)
-                room.absent_humans()
-                room._after_change()
+    def _recovery_failed(self, room_id: str, room: Room | None) -> None:
+        """Log the failure being handled, mark the room ``failed`` and forget it."""
+        log.exception("room_recovery_failed", room=room_id)
+        self.metrics.room_failures.inc()
+        self.store.update_room(room_id, status="failed")
+        if room is not None:
+            self.rooms.pop(room_id, None)
+            self.spawn(room.stop())
 
     # -- lobby ----------------------------------------------------------------------------------
 
@@ -323,6 +349,22 @@ class Hub:
                 self.rooms.pop(room.id, None)
                 self.spawn(room.stop())
         self.store.delete_ended_before(now - self.settings.retention_days * 86400)
+
+
+#: The longest turn clock a room may set, in seconds (a day: longer is no clock at all).
+MAX_TURN_CLOCK = 86400.0
+
+
+def _turn_clock(seconds: float) -> float:
+    """A ``create_room`` turn clock, checked: a finite number of seconds above 0 and at most
+    :data:`MAX_TURN_CLOCK` (``bad_option`` otherwise, before the room exists)."""
+    if not math.isfinite(seconds) or not 0 < seconds <= MAX_TURN_CLOCK:
+        raise Refused(
+            ErrorCode.BAD_OPTION,
+            f"turn_clock is a number of seconds above 0 and at most {MAX_TURN_CLOCK:g},"
+            f" not {seconds!r}.",
+        )
+    return float(seconds)
 
 
 def stored_summary(row: RoomRow) -> RoomSummary:

@@ -89,6 +89,19 @@ class Metrics:
             registry=self.registry,
         )
 
+        self.room_failures = Counter(
+            "lumin_room_failures_total",
+            "Rooms closed by a failure: a bug in a live room, or a room that could not be"
+            " rebuilt at start-up",
+            registry=self.registry,
+        )
+        self.refused_connections = Counter(
+            "lumin_refused_connections_total",
+            "Websocket handshakes refused, by reason",
+            ["reason"],
+            registry=self.registry,
+        )
+
     def render(self) -> bytes:
         """The text exposition format."""
         return generate_latest(self.registry)

@@ -218,6 +218,7 @@ class Room:
                             Refused(ErrorCode.INTERNAL, "The room failed; see logs.")
                         )
                 if isinstance(error, _Broken):
+                    self.hub.metrics.room_failures.inc()
                     self._close("internal_error")
                     return
             else:

@@ -104,13 +104,17 @@ class Flash8:
         """2-4 racers (decisions 4-5); one player in solo (rulebook "Solo Mode")."""
         return range(1, 2) if options.get("mode") == "solo" else range(2, 5)
 
+    def check_seats(self, options: Mapping[str, Any], choices: Sequence[Mapping[str, Any]]) -> None:
+        """The handicap is a race option: no solo seat takes it (decisions 1)."""
+        if options["mode"] == "solo" and any(choice.get("handicap") for choice in choices):
+            raise Rejected("bad_option", "The handicap is for races only (decisions 1).")
+
     def setup(
         self, options: Mapping[str, Any], seats: Sequence[SeatSpec], rng: random.Random
     ) -> State:
         """Deal a race or a solo game (rulebook "Setup", "Solo Mode: Setup")."""
+        self.check_seats(options, [seat.choices for seat in seats])
         if options["mode"] == "solo":
-            if any(seat.choices.get("handicap") for seat in seats):
-                raise Rejected("bad_option", "The handicap is for races only (decisions 1).")
             return solo.setup(options, rng)
         return race.setup(options, seats, rng)
 
