@@ -32,7 +32,7 @@ from cattrs.gen import make_dict_unstructure_fn
 
 from protocol.delta import AddOp, PatchOp, RemoveOp, ReplaceOp, op_from_wire, op_to_wire
 from protocol.errors import ErrorCode, ProtocolError
-from protocol.messages import MESSAGES, Act, Message, Sender
+from protocol.messages import MAX_ID, MESSAGES, Act, Message, Sender
 
 __all__ = [
     "CLIENT_FRAME_LIMITS",
@@ -245,8 +245,10 @@ def to_map(message: Message) -> dict[str, Any]:
 
 
 def _ref(data: Mapping[str, Any]) -> int | None:
+    """The request id a bad frame's answer can carry: only one a valid request could have
+    (0 … ``MAX_ID``); any other is left out of the answer, which names the bad ``id``."""
     ref = data.get("id")
-    return ref if type(ref) is int and ref >= 0 else None
+    return ref if type(ref) is int and 0 <= ref <= MAX_ID else None
 
 
 def from_map(data: Any, *, sender: Sender | None = None) -> Message:
@@ -368,6 +370,8 @@ def _unpack(frame: bytes, limits: Limits) -> Any:
         raise ProtocolError(ErrorCode.NOT_MSGPACK, "A string is not valid UTF-8.") from None
     except Exception as error:
         text = str(error)
+        if "not allowed for map key" in text:  # valid msgpack, but not Lumin's shape
+            raise ProtocolError(ErrorCode.BAD_FIELD, "Map keys are strings.") from None
         if "max_ext_len" in text:
             raise ProtocolError(
                 ErrorCode.NOT_MSGPACK, "msgpack extension types are not used by Lumin."

@@ -87,6 +87,10 @@ class _Connection:
         self.version: int | None = None
         self._events: list[Event] = []
         self._output: list[bytes] = []
+        #: Once closed, the websocket close code the I/O layer closes with: 1000 (normal)
+        #: after a ``bye`` (1001, going away, after this end's ``bye`` with code
+        #: ``going_away``), 1008 (policy violation) after a fatal ``error``.
+        self.close_code: int | None = None
 
     def events_received(self) -> list[Event]:
         """The messages and errors received since the last call, in order."""
@@ -117,8 +121,14 @@ class _Connection:
         if self.SIDE not in message.SENDERS:
             raise InvalidState(f"a {self.SIDE} does not send {message.TYPE!r} messages")
         self._output.append(encode(message))
-        if isinstance(message, Bye) or (isinstance(message, Error) and message.fatal):
-            self.state = State.CLOSED
+        if isinstance(message, Bye):
+            self._closed(1001 if message.code == "going_away" else 1000)
+        elif isinstance(message, Error) and message.fatal:
+            self._closed(1008)
+
+    def _closed(self, code: int) -> None:
+        self.state = State.CLOSED
+        self.close_code = code
 
 
 class ServerConnection(_Connection):
@@ -147,7 +157,7 @@ class ServerConnection(_Connection):
             return
         if isinstance(message, Bye):
             self._events.append(message)
-            self.state = State.CLOSED
+            self._closed(1000)
         elif self.state is State.AWAITING_HELLO:
             if isinstance(message, Hello):
                 self._greet(message)
@@ -303,13 +313,15 @@ class ClientConnection(_Connection):
                     f"The server chose version {message.version}, which was not offered.",
                 )
                 self._events.append(error)
-                self.state = State.CLOSED
+                self._closed(1008)
                 return
             self.welcome = message
             self.version = message.version
             self.state = State.OPEN
-        elif isinstance(message, Bye) or (isinstance(message, Error) and message.fatal):
-            self.state = State.CLOSED
+        elif isinstance(message, Bye):
+            self._closed(1000)
+        elif isinstance(message, Error) and message.fatal:
+            self._closed(1008)
         elif isinstance(message, Snapshot):
             self.views[message.room] = RoomView.from_snapshot(message)
             self.resyncing.discard(message.room)

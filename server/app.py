@@ -233,7 +233,13 @@ class Client:
             self.socket.take = None
             self._goodbye()
             self._write()  # answers made just now (a bye's) go out before the close frame
-            await self.socket.close()
+            await self.socket.close(self.conn.close_code or 1000)
+
+    def going_away(self) -> None:
+        """Say ``bye`` (``going_away``) before the server closes this connection with 1001 as
+        it shuts down; the frame is written at once."""
+        self.send(Bye(code="going_away", message="The server is shutting down."))
+        self._write()
 
     async def _receive(self, frame: bytes | str) -> bool:
         """Handle one message from the socket; ``False`` once the connection is to close."""
@@ -627,6 +633,8 @@ class LuminServer:
         self.server: Server | None = None
         self._housekeeping: asyncio.Task[None] | None = None
         self.recovered = 0
+        #: Every open connection.
+        self.clients: set[Client] = set()
 
     def origin_allowed(self, origin: str | None, host: str | None) -> bool:
         """Whether a websocket request's Origin may connect: one of the configured origins, or,
@@ -670,11 +678,13 @@ class LuminServer:
     async def _connection(self, socket: Socket) -> None:
         assert isinstance(socket, _Socket)  # serve(create_connection=_Socket)
         client = Client(socket, self.hub, self.settings)
+        self.clients.add(client)
         self.metrics.connections.inc()
         structlog.contextvars.bind_contextvars(connection=socket.id.hex[:8])
         try:
             await client.serve()
         finally:
+            self.clients.discard(client)
             self.metrics.connections.dec()
 
     def _http(self, connection: Socket, request: Request) -> Response | None:
@@ -738,6 +748,8 @@ class LuminServer:
         for room in list(self.hub.rooms.values()):
             await room.stop()
         if self.server is not None:
+            for client in list(self.clients):
+                client.going_away()
             sockets = list(self.server.connections)
             closing = [socket.close(1001, "going away") for socket in sockets]
             with contextlib.suppress(TimeoutError):

@@ -31,6 +31,7 @@ from protocol.messages import (
     CommandAccepted,
     CreateRoom,
     Delta,
+    Error,
     Hello,
     Ok,
     SeatChoice,
@@ -166,6 +167,9 @@ def test_missing_field_names_the_field_and_keeps_the_request_id() -> None:
         ({"type": "hello", "versions": [0], "name": "a"}, "versions"),
         ({"type": "act", "room": "r", "command": [1]}, "act.command"),  # list for map
         ({"type": "act", "room": "r", "command": {"x": {b"k": 1}}}, "keys"),  # bytes map key
+        ({"type": "act", "room": "r", "command": {"x": {7: 1}}}, "keys"),  # int map key
+        ({"type": "ping", 1: 2}, "keys"),  # int key at the top
+        ({"type": "ping", None: 2}, "keys"),  # nil key
         (
             {"type": "create_room", "game": "g", "seats": [{"kind": "robot"}]},
             "create_room.seats[0].kind",
@@ -203,6 +207,18 @@ def test_bad_field(value: dict[str, object], where: str) -> None:
         decode(pack(value), limits=SERVER_FRAME_LIMITS)
     assert caught.value.code is ErrorCode.BAD_FIELD, caught.value
     assert where in caught.value.message
+
+
+@pytest.mark.parametrize("bad", [2**53, 2**63, 2**64 - 1, -1, -(2**63)])
+def test_an_id_out_of_range_is_bad_field_and_never_a_ref(bad: int) -> None:
+    """The answer to a bad frame carries its ``id`` as ``ref`` only when a valid request
+    could have that id: an error with an out-of-range ``ref`` could not be sent."""
+    with pytest.raises(ProtocolError) as caught:
+        decode(pack({"type": "ping", "id": bad}))
+    assert caught.value.code is ErrorCode.BAD_FIELD
+    assert caught.value.ref is None
+    assert "id" in caught.value.message
+    Error(code=caught.value.code.value, message=caught.value.message, ref=caught.value.ref)
 
 
 def test_too_deep_counts_the_top_level_map_as_one() -> None:

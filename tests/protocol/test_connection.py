@@ -95,6 +95,7 @@ def test_no_common_version_is_a_fatal_error_for_both_ends() -> None:
     assert isinstance(answer, Error)
     assert answer.code == "unsupported_version" and answer.fatal and answer.ref == 1
     assert client.close_expected()
+    assert (server.close_code, client.close_code) == (1008, 1008)
 
 
 def test_a_welcome_with_a_version_not_offered_closes_the_client() -> None:
@@ -186,6 +187,20 @@ def test_a_bad_frame_is_answered_with_its_request_id_and_the_connection_stays_op
     assert server.events_received() == [Ping(id=6)]
 
 
+@pytest.mark.parametrize("bad", [2**53, 2**64 - 1])
+def test_a_request_id_out_of_range_is_answered_and_the_connection_stays(bad: int) -> None:
+    client, server = connected()
+    server.receive_data(msgpack.packb({"type": "ping", "id": bad}))
+    (event,) = server.events_received()
+    assert isinstance(event, ProtocolError) and event.code is ErrorCode.BAD_FIELD
+    (answer,) = pump(server, client)
+    assert isinstance(answer, Error)
+    assert (answer.code, answer.ref, answer.fatal) == ("bad_field", None, False)
+    assert not server.close_expected()
+    server.receive_data(encode(Ping(id=6)))
+    assert server.events_received() == [Ping(id=6)]
+
+
 def test_client_request_ids_increase_and_answers_clear_them() -> None:
     client, server = connected()
     join = client.send(JoinSeat(room="r1", seat=0))
@@ -206,6 +221,7 @@ def test_bye_closes_both_ends() -> None:
     assert client.close_expected()
     assert pump(client, server) == [Bye(code="normal", message="Good night.")]
     assert server.close_expected()
+    assert (client.close_code, server.close_code) == (1000, 1000)
     server.receive_data(encode(Ping()))  # ignored once closed
     assert server.events_received() == []
     with pytest.raises(InvalidState):
@@ -220,6 +236,7 @@ def test_the_server_says_bye_when_going_away() -> None:
     assert server.close_expected()
     assert pump(server, client) == [Bye(code="going_away", message="The server is restarting.")]
     assert client.close_expected()
+    assert server.close_code == 1001
 
 
 @settings(max_examples=200, deadline=None)

@@ -15,7 +15,8 @@ from websockets.asyncio.client import connect as ws_connect
 
 from clients.sdk import LuminClient, bot
 from protocol.codec import decode
-from protocol.messages import Error
+from protocol.messages import Bye, Error
+from server.app import LuminServer
 from server.config import Settings
 from tests.server.test_rooms import wait_over
 
@@ -141,3 +142,67 @@ def drain(client: LuminClient) -> list[object]:
     while not client.messages.empty():
         out.append(client.messages.get_nowait())
     return out
+
+
+async def _hello(socket) -> None:
+    await socket.send(msgpack.packb({"type": "hello", "versions": [1], "name": "Fuzz"}))
+    assert decode(await socket.recv(), sender="server").TYPE == "welcome"
+
+
+@pytest.mark.parametrize("bad", [2**53, 2**64 - 1])
+async def test_a_request_id_of_2_53_or_more_is_bad_field_and_the_connection_stays(url, bad) -> None:
+    async with ws_connect(url) as socket:
+        await _hello(socket)
+        for _ in range(3):
+            await socket.send(msgpack.packb({"type": "ping", "id": bad}))
+            answer = decode(await socket.recv(), sender="server")
+            assert isinstance(answer, Error)
+            assert (answer.code, answer.ref) == ("bad_field", None)
+            assert "id" in answer.message
+        await socket.send(msgpack.packb({"type": "ping", "id": 5}))
+        assert decode(await socket.recv(), sender="server").TYPE == "pong"
+
+
+async def test_a_map_key_that_is_not_a_string_is_bad_field(url) -> None:
+    async with ws_connect(url) as socket:
+        await _hello(socket)
+        await socket.send(msgpack.packb({"type": "ping", "id": 3, 7: "seven"}))
+        answer = decode(await socket.recv(), sender="server")
+        assert isinstance(answer, Error) and answer.code == "bad_field"
+        await socket.send(msgpack.packb({"type": "ping", "id": 4}))
+        assert decode(await socket.recv(), sender="server").TYPE == "pong"
+
+
+async def test_an_unsupported_version_is_fatal_and_closes_with_1008(url) -> None:
+    async with ws_connect(url) as socket:
+        await socket.send(msgpack.packb({"type": "hello", "versions": [99], "name": "Future"}))
+        answer = decode(await socket.recv(), sender="server")
+        assert isinstance(answer, Error)
+        assert (answer.code, answer.fatal) == ("unsupported_version", True)
+        await socket.wait_closed()
+        assert socket.close_code == 1008
+
+
+async def test_a_bye_from_the_client_closes_with_1000(url) -> None:
+    async with ws_connect(url) as socket:
+        await _hello(socket)
+        await socket.send(msgpack.packb({"type": "bye"}))
+        await socket.wait_closed()
+        assert socket.close_code == 1000
+
+
+async def test_shutdown_says_bye_going_away_before_closing_with_1001(settings) -> None:
+    lumin = LuminServer(settings)
+    await lumin.start()
+    stopping = None
+    try:
+        async with ws_connect(f"ws://127.0.0.1:{lumin.port}/ws") as socket:
+            await _hello(socket)
+            stopping = asyncio.create_task(lumin.stop())
+            answer = decode(await socket.recv(), sender="server")
+            assert isinstance(answer, Bye) and answer.code == "going_away"
+            await socket.wait_closed()
+            assert socket.close_code == 1001
+            await stopping
+    finally:
+        await (stopping or asyncio.create_task(lumin.stop()))
