@@ -14,7 +14,7 @@ import click
 
 from engine.registry import game_ids, get_game
 from engine.selfplay import GameResult, arena_summary, play_game
-from server.config import Settings
+from lumin.serve import serve
 
 __all__ = ["main"]
 
@@ -251,126 +251,7 @@ def arena(
                 )
 
 
-#: The server's defaults live in ``server.config.Settings``; the flags show the same ones.
-_SERVE = Settings()
-
-
-def _env(name: str) -> str:
-    return f"LUMIN_{name}"
-
-
-@main.command()
-@click.option("--host", envvar=_env("HOST"), default=_SERVE.host, show_default=True)
-@click.option("--port", envvar=_env("PORT"), type=int, default=_SERVE.port, show_default=True)
-@click.option(
-    "--data",
-    envvar=_env("DATA"),
-    type=click.Path(path_type=Path),
-    default=_SERVE.data,
-    show_default=True,
-    help="Data folder (the SQLite event store).",
-)
-@click.option(
-    "--origin",
-    "origins",
-    envvar=_env("ORIGINS"),
-    multiple=True,
-    help="Allowed browser Origin (repeat); default: the page's own origin (same origin).",
-)
-@click.option(
-    "--durability",
-    envvar=_env("DURABILITY"),
-    type=click.Choice(["process", "fsync"]),
-    default=_SERVE.durability,
-    show_default=True,
-)
-@click.option(
-    "--max-frame",
-    envvar=_env("MAX_FRAME"),
-    type=int,
-    default=_SERVE.max_frame,
-    show_default=True,
-    help="Largest client frame in bytes.",
-)
-@click.option(
-    "--rate",
-    envvar=_env("RATE"),
-    type=float,
-    default=_SERVE.rate,
-    show_default=True,
-    help="Messages per second per connection.",
-)
-@click.option("--burst", envvar=_env("BURST"), type=int, default=_SERVE.burst, show_default=True)
-@click.option(
-    "--send-buffer",
-    envvar=_env("SEND_BUFFER"),
-    type=int,
-    default=_SERVE.send_buffer,
-    show_default=True,
-    help="Unsent bytes a connection may hold before it is dropped as too slow.",
-)
-@click.option(
-    "--bot-delay",
-    envvar=_env("BOT_DELAY"),
-    type=float,
-    default=_SERVE.bot_delay,
-    show_default=True,
-    help="Seconds a bot waits before a turn-based move.",
-)
-@click.option(
-    "--grace",
-    envvar=_env("GRACE"),
-    type=float,
-    default=_SERVE.grace,
-    show_default=True,
-    help="Seconds before a bot plays for a disconnected player.",
-)
-@click.option(
-    "--idle-expiry",
-    envvar=_env("IDLE_EXPIRY"),
-    type=float,
-    default=_SERVE.idle_expiry,
-    show_default=True,
-)
-@click.option(
-    "--retention-days",
-    envvar=_env("RETENTION_DAYS"),
-    type=float,
-    default=_SERVE.retention_days,
-    show_default=True,
-)
-@click.option(
-    "--static",
-    envvar=_env("STATIC"),
-    type=click.Path(path_type=Path),
-    default=None,
-    help="Folder of the browser client's built files.",
-)
-@click.option(
-    "--loop",
-    envvar=_env("LOOP"),
-    type=click.Choice(["uvloop", "asyncio"]),
-    default=_SERVE.loop,
-    show_default=True,
-    help="The event loop: uvloop (faster) or the standard asyncio one.",
-)
-@click.option("--log-level", envvar=_env("LOG_LEVEL"), default="info", show_default=True)
-def serve(**flags: Any) -> None:
-    """Run the Lumin server (SQLite in the data folder, one process) until SIGTERM."""
-    from server import eventloop
-    from server.app import run
-    from server.config import Settings
-    from server.logs import configure_logging
-
-    level = flags.pop("log_level")
-    flags["origins"] = tuple(flags["origins"])
-    settings = Settings(**flags)
-    configure_logging(level)
-
-    def ready(server: Any) -> None:
-        click.echo(f"Lumin listening on ws://{settings.host}:{server.port}/ws", err=True)
-
-    eventloop.run(run(settings, ready), settings.loop)
+main.add_command(serve)
 
 
 @main.group()

@@ -16,6 +16,8 @@ import gc
 import json
 import mimetypes
 import signal
+import socket
+import sqlite3
 import time
 import urllib.parse
 from collections.abc import Awaitable, Callable
@@ -73,13 +75,14 @@ from protocol.messages import (
 )
 from server.catalog import catalog
 from server.config import Settings
+from server.datalock import DataFolderInUse, DataLock
 from server.hub import Hub
 from server.metrics import Metrics
 from server.replay import Replay, log_document
 from server.room import QueuedAct, Refused, Room
 from server.store import EventStore
 
-__all__ = ["Client", "LuminServer", "run"]
+__all__ = ["Client", "LuminServer", "StartupError", "run"]
 
 log = structlog.get_logger("lumin.server")
 
@@ -622,13 +625,32 @@ _HANDLERS: dict[type[Message], Callable[[Client, Any], Awaitable[None]]] = {
 }
 
 
+class StartupError(Exception):
+    """The server cannot start, for a reason its operator can fix: the sentence says which
+    (``lumin serve`` prints it as one line and exits 1)."""
+
+
 class LuminServer:
-    """The whole server: store, hub, websocket endpoint and HTTP routes."""
+    """The whole server: store, hub, websocket endpoint and HTTP routes.
+
+    Building one takes the data folder's lock (:class:`~server.datalock.DataLock`) and opens
+    its store; :meth:`start` rebuilds the rooms and listens. Either raises
+    :class:`StartupError` when the folder is held by another server or cannot be written, or
+    the address cannot be listened on."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.metrics = Metrics()
-        self.store = EventStore(settings.database, settings.durability)
+        self.lock = DataLock(settings.data)
+        try:
+            self.lock.acquire()
+            self.store = EventStore(settings.database, settings.durability)
+        except DataFolderInUse as error:
+            raise StartupError(str(error)) from None
+        except (OSError, sqlite3.Error) as error:
+            self.lock.release()
+            reason = getattr(error, "strerror", None) or str(error)
+            raise StartupError(f"cannot use data folder {settings.data}: {reason}") from None
         self.hub = Hub(settings, self.store, self.metrics)
         self.server: Server | None = None
         self._housekeeping: asyncio.Task[None] | None = None
@@ -649,15 +671,27 @@ class LuminServer:
         return host is not None and origin in (f"http://{host}", f"https://{host}")
 
     async def start(self) -> None:
-        """Load every game, rebuild rooms from the log, then listen."""
+        """Take the port (before any other work, so a port in use fails at once), load every
+        game, rebuild rooms from the log, then accept connections."""
+        try:
+            listening = _bind(self.settings.host, self.settings.port)
+        except OSError as error:
+            await self.stop()
+            where = f"{self.settings.host}:{self.settings.port}"
+            reason = (error.strerror or str(error)).lower()
+            raise StartupError(f"cannot listen on {where}: {reason}") from None
         started = time.perf_counter()
         catalog()  # imports every game's rules now, not while the first visitor waits
         self.recovered = self.hub.recover()
         log.info("recovered", rooms=self.recovered, seconds=round(time.perf_counter() - started, 3))
-        self.server = await serve(
+        self.server = await self._listen(listening)
+        self._housekeeping = asyncio.create_task(self.hub.housekeeping())
+        log.info("listening", host=self.settings.host, port=self.port)
+
+    async def _listen(self, listening: socket.socket) -> Server:
+        return await serve(
             self._connection,
-            self.settings.host,
-            self.settings.port,
+            sock=listening,
             process_request=self._http,
             max_size=max(self.settings.max_frame * 4, 1 << 20),
             max_queue=64,
@@ -667,8 +701,6 @@ class LuminServer:
             ping_timeout=20,
             server_header="Lumin",
         )
-        self._housekeeping = asyncio.create_task(self.hub.housekeeping())
-        log.info("listening", host=self.settings.host, port=self.port)
 
     @property
     def port(self) -> int:
@@ -757,6 +789,15 @@ class LuminServer:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.server.wait_closed(), timeout=5.0)
         self.store.close()
+        self.lock.release()
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    """A listening TCP socket on ``host`` (its first address) and ``port``."""
+    family, _, _, _, address = socket.getaddrinfo(
+        host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+    )[0]
+    return socket.create_server(address, family=family, backlog=1024)
 
 
 def _response(status: HTTPStatus, body: bytes, kind: str) -> Response:

@@ -1,12 +1,45 @@
-"""The server's settings, from command-line flags and ``LUMIN_*`` environment variables."""
+"""The server's settings, from command-line flags and ``LUMIN_*`` environment variables.
+
+Every setting is checked when :class:`Settings` is built (the ranges below), so a server can
+never run with a limit that refuses everything or a port that is not one; ``lumin serve``'s
+flags check the same ranges, and ``docs/operating.md`` lists each with its variable.
+"""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
+from typing import Any
 
 import attrs
 
-__all__ = ["Settings"]
+__all__ = ["LOG_LEVELS", "Settings"]
+
+#: The ``--log-level`` choices.
+LOG_LEVELS = ("debug", "info", "warning", "error")
+
+
+def _within(
+    low: float, high: float = math.inf, *, above: bool = False
+) -> Any:  # an attrs validator
+    """A validator: a finite number from ``low`` (or above it, with ``above``) to ``high``."""
+
+    def check(instance: Any, attribute: attrs.Attribute[Any], value: float) -> None:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ValueError(f"{attribute.name} is a number, not {value!r}")
+        if not math.isfinite(value) or value > high or value < low or (above and value == low):
+            bound = f"above {low:g}" if above else f"at least {low:g}"
+            if high != math.inf:
+                bound += f" and at most {high:g}"
+            raise ValueError(f"{attribute.name} is {bound}, not {value!r}")
+
+    return check
+
+
+def _networks(instance: Any, attribute: attrs.Attribute[Any], value: tuple[str, ...]) -> None:
+    from server.limits import parse_networks
+
+    parse_networks(value)
 
 
 @attrs.frozen
@@ -14,37 +47,59 @@ class Settings:
     """Everything an operator can tune; ``docs/operating.md`` lists each with its variable."""
 
     host: str = "127.0.0.1"
-    port: int = 8700
+    port: int = attrs.field(default=8700, validator=_within(0, 65535))
     data: Path = Path("data")
     #: Allowed ``Origin`` headers for websocket connections; clients that send no Origin (bots,
     #: terminal clients) are always allowed. Empty means same origin: the Origin must name the
     #: Host the request was sent to.
     origins: tuple[str, ...] = ()
     #: Largest frame a client may send, in bytes.
-    max_frame: int = 64 * 1024
-    #: Messages a connection may send per second on average, and in a burst.
-    rate: float = 50.0
-    burst: int = 100
+    max_frame: int = attrs.field(default=64 * 1024, validator=_within(1024, 16 * 1024 * 1024))
+    #: Messages one person (an identity, over all its connections; before ``hello``, one
+    #: connection) may send per second on average, and in a burst.
+    rate: float = attrs.field(default=50.0, validator=_within(0, above=True))
+    burst: int = attrs.field(default=100, validator=_within(1))
+    #: Messages per second, and burst, from one client address (several people may share one).
+    address_rate: float = attrs.field(default=200.0, validator=_within(0, above=True))
+    address_burst: int = attrs.field(default=400, validator=_within(1))
+    #: New websocket connections per second, and burst, from one client address.
+    connect_rate: float = attrs.field(default=2.0, validator=_within(0, above=True))
+    connect_burst: int = attrs.field(default=20, validator=_within(1))
+    #: Proxies (addresses or CIDR networks) whose ``X-Forwarded-For`` names the client.
+    trusted_proxies: tuple[str, ...] = attrs.field(default=(), validator=_networks)
+    #: Open (waiting or playing) rooms one identity, and one address, may have created.
+    rooms_per_identity: int = attrs.field(default=10, validator=_within(1))
+    rooms_per_address: int = attrs.field(default=50, validator=_within(1))
+    #: Seconds a playing room may go on with no human seated (connected or within their
+    #: grace) and nobody watching before it is stopped as abandoned.
+    abandoned_after: float = attrs.field(default=60.0, validator=_within(1))
+    #: Rooms one ``list_rooms`` answer holds at most (a page; ``offset`` asks for the next).
+    lobby_page: int = attrs.field(default=100, validator=_within(1, 1000))
     #: Bytes sent to one connection but not yet taken by its client before it is dropped as
     #: too slow.
-    send_buffer: int = 1024 * 1024
+    send_buffer: int = attrs.field(default=1024 * 1024, validator=_within(4096))
     #: ``process`` (WAL, survives a killed process) or ``fsync`` (survives power loss).
-    durability: str = "process"
+    durability: str = attrs.field(
+        default="process", validator=attrs.validators.in_(("process", "fsync"))
+    )
     #: Seconds a bot waits before a turn-based move (0 for tests).
-    bot_delay: float = 0.8
+    bot_delay: float = attrs.field(default=0.8, validator=_within(0, 60))
     #: Seconds a disconnected player keeps their seat before a bot plays for them.
-    grace: float = 120.0
+    grace: float = attrs.field(default=120.0, validator=_within(0, 86400))
     #: Seconds a room waiting for players may sit idle before it expires.
-    idle_expiry: float = 1800.0
+    idle_expiry: float = attrs.field(default=1800.0, validator=_within(0, above=True))
     #: Days finished games are kept for replay.
-    retention_days: float = 30.0
+    retention_days: float = attrs.field(default=30.0, validator=_within(0, above=True))
     #: Deltas kept per room for resume; older resumes get a snapshot.
-    history: int = 256
+    history: int = attrs.field(default=256, validator=_within(1))
+    #: Seconds a viewer's deltas are still made after its last connection left, so a quick
+    #: reconnect resumes with the deltas it missed instead of a snapshot.
+    resume_window: float = attrs.field(default=60.0, validator=_within(0))
     #: Chat: characters per message, messages per 10 seconds per person.
-    chat_length: int = 500
-    chat_rate: int = 5
+    chat_length: int = attrs.field(default=500, validator=_within(1, 8192))
+    chat_rate: int = attrs.field(default=5, validator=_within(1))
     #: The event loop: ``uvloop`` (faster) or the standard ``asyncio`` one.
-    loop: str = "uvloop"
+    loop: str = attrs.field(default="uvloop", validator=attrs.validators.in_(("uvloop", "asyncio")))
     #: Where the browser client's built files are served from ("/" of the server).
     static: Path | None = None
 

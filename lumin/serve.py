@@ -1,0 +1,166 @@
+"""``lumin serve``: the server's flags, one per setting of :class:`server.config.Settings`.
+
+Every flag has an environment variable (``LUMIN_`` and the flag in capitals, ``-`` as ``_``)
+and the setting's default, and is checked against the setting's range before anything starts:
+a bad value is one line naming the flag, never a traceback. A server that cannot start (a port
+in use, a data folder it cannot write or that another server holds) says why in one line on
+standard error and exits 1.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+from server.config import LOG_LEVELS, Settings
+
+__all__ = ["serve"]
+
+#: The defaults the flags show are the settings' own.
+_DEFAULTS = Settings()
+
+
+class _Number(click.ParamType):
+    """A finite int or float within a range (click's ranges let NaN through)."""
+
+    def __init__(self, kind: type, low: float, high: float = math.inf, above: bool = False) -> None:
+        self.kind, self.low, self.high, self.above = kind, low, high, above
+        self.name = "integer" if kind is int else "number"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        try:
+            number = self.kind(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a{'n integer' if self.kind is int else ' number'}.")
+        low_ok = number > self.low if self.above else number >= self.low
+        if not math.isfinite(number) or not low_ok or number > self.high:
+            bound = f"above {self.low:g}" if self.above else f"at least {self.low:g}"
+            if self.high != math.inf:
+                bound += f" and at most {self.high:g}"
+            self.fail(f"{value!r} is not {bound}.")
+        return number
+
+
+def _env(flag: str) -> str:
+    return "LUMIN_" + flag.upper().replace("-", "_")
+
+
+def _option(flag: str, kind: Any, doc: str, **extra: Any) -> Callable[[Any], Any]:
+    """The flag ``--flag`` for the setting of the same name."""
+    name = extra.pop("setting", flag.replace("-", "_"))
+    return click.option(
+        f"--{flag}",
+        name,
+        envvar=_env(flag),
+        type=kind,
+        default=extra.pop("default", getattr(_DEFAULTS, name, None)),
+        show_default=True,
+        help=doc,
+        **extra,
+    )
+
+
+_FLAGS = [
+    _option("host", str, "Address to listen on."),
+    _option("port", _Number(int, 0, 65535), "Port to listen on (0: any free port)."),
+    _option("data", click.Path(path_type=Path), "Data folder (the SQLite event store)."),
+    _option(
+        "origin",
+        str,
+        "Allowed browser Origin (repeat); default: the page's own origin (same origin).",
+        setting="origins",
+        multiple=True,
+        default=(),
+    ),
+    _option("durability", click.Choice(["process", "fsync"]), "What an acknowledgement survives."),
+    _option("max-frame", _Number(int, 1024, 16 * 1024 * 1024), "Largest client frame in bytes."),
+    _option("rate", _Number(float, 0, above=True), "Messages per second per person."),
+    _option("burst", _Number(int, 1), "Messages a person may send at once."),
+    _option("address-rate", _Number(float, 0, above=True), "Messages per second per address."),
+    _option("address-burst", _Number(int, 1), "Messages one address may send at once."),
+    _option(
+        "connect-rate", _Number(float, 0, above=True), "New connections per second per address."
+    ),
+    _option("connect-burst", _Number(int, 1), "New connections one address may open at once."),
+    _option(
+        "trusted-proxy",
+        str,
+        "A proxy (address or CIDR network) whose X-Forwarded-For names the client (repeat).",
+        setting="trusted_proxies",
+        multiple=True,
+        default=(),
+    ),
+    _option("rooms-per-identity", _Number(int, 1), "Open rooms one person may have created."),
+    _option("rooms-per-address", _Number(int, 1), "Open rooms one address may have created."),
+    _option(
+        "abandoned-after",
+        _Number(float, 1),
+        "Seconds a playing room with no human and nobody watching goes on.",
+    ),
+    _option("lobby-page", _Number(int, 1, 1000), "Rooms in one list_rooms answer at most."),
+    _option(
+        "send-buffer",
+        _Number(int, 4096),
+        "Unsent bytes a connection may hold before it is dropped as too slow.",
+    ),
+    _option("bot-delay", _Number(float, 0, 60), "Seconds a bot waits before a turn-based move."),
+    _option(
+        "grace", _Number(float, 0, 86400), "Seconds before a bot plays for a disconnected player."
+    ),
+    _option("idle-expiry", _Number(float, 0, above=True), "Seconds an empty waiting room lives."),
+    _option("retention-days", _Number(float, 0, above=True), "Days finished games are kept."),
+    _option(
+        "resume-window",
+        _Number(float, 0),
+        "Seconds a viewer's deltas are kept after its last connection left.",
+    ),
+    _option("static", click.Path(path_type=Path), "Folder of the browser client's built files."),
+    _option(
+        "loop",
+        click.Choice(["uvloop", "asyncio"]),
+        "The event loop: uvloop (faster) or the standard asyncio one.",
+    ),
+    _option(
+        "log-level",
+        click.Choice(LOG_LEVELS, case_sensitive=False),
+        "The lowest level logged.",
+        default="info",
+    ),
+]
+
+
+def _with_flags(command: Callable[..., Any]) -> Callable[..., Any]:
+    for flag in reversed(_FLAGS):
+        command = flag(command)
+    return command
+
+
+@click.command()
+@_with_flags
+def serve(**flags: Any) -> None:
+    """Run the Lumin server (SQLite in the data folder, one process) until SIGTERM."""
+    from server import eventloop
+    from server.app import StartupError, run
+    from server.logs import configure_logging
+
+    level = flags.pop("log_level")
+    flags["origins"] = tuple(flags["origins"])
+    flags["trusted_proxies"] = tuple(flags["trusted_proxies"])
+    try:
+        settings = Settings(**flags)
+    except ValueError as error:  # a combination the flags' own checks do not cover
+        raise click.BadParameter(str(error)) from None
+    configure_logging(level.lower())
+
+    def ready(server: Any) -> None:
+        click.echo(f"Lumin listening on ws://{settings.host}:{server.port}/ws", err=True)
+
+    try:
+        eventloop.run(run(settings, ready), settings.loop)
+    except StartupError as error:
+        click.echo(f"lumin serve: {error}", err=True)
+        raise SystemExit(1) from None

@@ -1,0 +1,129 @@
+"""``lumin serve`` refuses bad flags and says in one line why it cannot start: a port in use,
+a data folder it cannot write, a data folder another server holds. Never a traceback."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from clients.load import free_port, wait_healthy
+from lumin.cli import main
+from server.app import LuminServer, StartupError
+from server.config import Settings
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize(
+    ("flags", "named"),
+    [
+        (["--port", "99999"], "--port"),
+        (["--port", "-1"], "--port"),
+        (["--burst", "0"], "--burst"),
+        (["--rate", "-5"], "--rate"),
+        (["--rate", "0"], "--rate"),
+        (["--rate", "nan"], "--rate"),
+        (["--rate", "inf"], "--rate"),
+        (["--max-frame", "0"], "--max-frame"),
+        (["--log-level", "verbose"], "--log-level"),
+        (["--durability", "sometimes"], "--durability"),
+        (["--address-rate", "-1"], "--address-rate"),
+        (["--connect-burst", "0"], "--connect-burst"),
+        (["--rooms-per-identity", "0"], "--rooms-per-identity"),
+        (["--grace", "nan"], "--grace"),
+        (["--trusted-proxy", "not-an-address"], "not-an-address"),
+    ],
+)
+def test_a_bad_flag_is_one_clear_error(flags: list[str], named: str, tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["serve", "--data", str(tmp_path), *flags])
+    assert result.exit_code == 2, result.output
+    assert named in result.output
+    assert "Traceback" not in result.output
+    assert not (tmp_path / "lumin.sqlite3").exists(), "nothing started"
+
+
+def test_a_bad_environment_variable_is_refused_like_its_flag(tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["serve", "--data", str(tmp_path)], env={"LUMIN_BURST": "0"})
+    assert result.exit_code == 2
+    assert "--burst" in result.output
+
+
+def test_settings_refuse_what_the_flags_refuse(tmp_path: Path) -> None:
+    for bad in ({"port": 99999}, {"burst": 0}, {"rate": float("nan")}, {"max_frame": 0}):
+        with pytest.raises(ValueError):
+            Settings(data=tmp_path, **bad)
+
+
+def _serve(*flags: str) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "lumin.cli", "serve", *flags],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+
+
+def _fails_with_one_line(process: subprocess.Popen[bytes], *words: str) -> None:
+    _, stderr = process.communicate(timeout=30)
+    lines = stderr.decode().strip().splitlines()
+    assert process.returncode == 1, lines
+    assert "Traceback" not in stderr.decode()
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("lumin serve: ")
+    for word in words:
+        assert word in lines[0]
+
+
+def test_a_port_in_use_is_one_line_and_exit_1(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        process = _serve("--port", str(port), "--data", str(tmp_path / "data"))
+        _fails_with_one_line(process, f"127.0.0.1:{port}", "in use")
+
+
+def test_an_unwritable_data_folder_is_one_line_and_exit_1(tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    process = _serve("--port", "0", "--data", str(blocker / "data"))
+    _fails_with_one_line(process, "cannot use data folder", str(blocker / "data"))
+
+
+def test_a_second_server_on_one_data_folder_refuses_to_start(tmp_path: Path) -> None:
+    data, port = tmp_path / "data", free_port()
+    first = _serve("--port", str(port), "--data", str(data))
+    try:
+        wait_healthy(port)
+        second = _serve("--port", "0", "--data", str(data))
+        _fails_with_one_line(second, "in use by another Lumin server", str(first.pid))
+    finally:
+        first.terminate()
+        first.communicate(timeout=20)
+    assert first.returncode == 0
+    # Once the first has stopped, the folder is free again.
+    again = _serve("--port", str(port), "--data", str(data))
+    try:
+        wait_healthy(port)
+    finally:
+        again.terminate()
+        again.communicate(timeout=20)
+
+
+async def test_in_one_process_a_second_server_on_the_folder_is_refused(tmp_path: Path) -> None:
+    settings = Settings(port=0, data=tmp_path / "data")
+    first = LuminServer(settings)
+    await first.start()
+    try:
+        with pytest.raises(StartupError, match="in use by another Lumin server"):
+            LuminServer(settings)
+    finally:
+        await first.stop()
+    second = LuminServer(settings)  # free once the first stopped
+    await second.start()
+    await second.stop()
