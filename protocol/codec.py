@@ -38,11 +38,13 @@ __all__ = [
     "CLIENT_FRAME_LIMITS",
     "SERVER_FRAME_LIMITS",
     "Limits",
+    "Peek",
     "decode",
     "encode",
     "encode_accepted",
     "encode_delta",
     "from_map",
+    "peek",
     "to_map",
 ]
 
@@ -406,6 +408,42 @@ def _check_tree(value: Any, limits: Limits) -> None:
                 inner.extend(child for child in item if type(child) in _CONTAINERS)
         level = inner
         depth += 1
+
+
+@attrs.frozen
+class Peek:
+    """What :func:`peek` read of a frame: its ``type``, ``id`` and ``room`` where they are
+    there and well-formed (a string, an id in range, a string), else ``None``."""
+
+    type: str | None = None
+    id: int | None = None
+    room: str | None = None
+
+
+def peek(frame: bytes | bytearray | memoryview, limits: Limits = CLIENT_FRAME_LIMITS) -> Peek:
+    """Read a frame's ``type``, ``id`` and ``room`` without decoding the rest: every other value
+    of the top-level map is skipped, never built. Enough to answer a frame that will not be run
+    (a flood), at a cost that does not grow with what the frame carries. Never raises."""
+    found: dict[str, Any] = {}
+    if len(frame) > limits.max_frame:
+        return Peek()
+    unpacker = msgpack.Unpacker(raw=False, max_buffer_size=max(1, len(frame)), max_ext_len=0)
+    try:
+        unpacker.feed(frame)
+        for _ in range(unpacker.read_map_header()):
+            key = unpacker.unpack()
+            if key in ("type", "id", "room") and key not in found:
+                found[key] = unpacker.unpack()
+            else:
+                unpacker.skip()
+    except Exception:  # malformed: what was read so far is all there is
+        pass
+    tag, ref, room = found.get("type"), found.get("id"), found.get("room")
+    return Peek(
+        type=tag if type(tag) is str else None,
+        id=ref if type(ref) is int and 0 <= ref <= MAX_ID else None,
+        room=room if type(room) is str else None,
+    )
 
 
 def decode(

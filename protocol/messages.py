@@ -41,6 +41,7 @@ __all__ = [
     "Kick",
     "Kicked",
     "Leave",
+    "LimitsInfo",
     "ListGames",
     "ListRooms",
     "LobbyUpdate",
@@ -149,6 +150,26 @@ class SeatChoice:
     def __attrs_post_init__(self) -> None:
         if self.kind == "human" and self.bot is not None:
             raise ValueError("a human seat names no bot kind")
+
+
+@attrs.frozen(kw_only=True)
+class LimitsInfo:
+    """The limits the server enforces on one person, announced in ``welcome``: ``rate``
+    messages per second on average and ``burst`` at once, over all of the identity's
+    connections (``address_rate`` and ``address_burst`` for everyone at one client address
+    together); chat lines of at most ``chat_length`` characters, ``chat_rate`` per 10 seconds;
+    ``rooms`` open rooms created at once; ``replays`` open replays per connection; and
+    ``lobby_page`` rooms per ``room_list`` at most."""
+
+    rate: float
+    burst: int = attrs.field(validator=_count)
+    address_rate: float
+    address_burst: int = attrs.field(validator=_count)
+    chat_length: int = attrs.field(validator=_count)
+    chat_rate: int = attrs.field(validator=_count)
+    rooms: int = attrs.field(validator=_count)
+    replays: int = attrs.field(validator=_count)
+    lobby_page: int = attrs.field(validator=_count)
 
 
 @attrs.frozen(kw_only=True)
@@ -264,7 +285,8 @@ class Hello(Message):
 class Welcome(Message):
     """The server's answer to ``hello``: the chosen version, the identity's secret token (keep
     it to reclaim seats later), its public user id and name, the server clock, the rooms where
-    it holds a seat, and the largest frame the server accepts."""
+    it holds a seat, the largest frame the server accepts, and the other limits it enforces
+    (:class:`LimitsInfo`)."""
 
     TYPE = "welcome"
     SENDERS = _FROM_SERVER
@@ -276,6 +298,7 @@ class Welcome(Message):
     server_time: float
     rooms: tuple[str, ...] = ()
     max_frame: int = attrs.field(validator=_count)
+    limits: LimitsInfo | None = None
 
 
 @_message

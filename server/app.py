@@ -14,6 +14,7 @@ import contextlib
 import functools
 import gc
 import json
+import math
 import mimetypes
 import signal
 import socket
@@ -33,7 +34,7 @@ from websockets.frames import DATA_OPCODES, Frame, Opcode
 from websockets.http11 import Request, Response
 from websockets.protocol import Event, State
 
-from protocol.codec import Limits, decode
+from protocol.codec import Limits, Peek, decode, peek
 from protocol.connection import InvalidState, ServerConnection
 from protocol.connection import State as ConnectionState
 from protocol.errors import ErrorCode, ProtocolError
@@ -50,6 +51,7 @@ from protocol.messages import (
     JoinSeat,
     Kick,
     Leave,
+    LimitsInfo,
     ListGames,
     ListRooms,
     Message,
@@ -77,6 +79,7 @@ from server.catalog import catalog
 from server.config import Settings
 from server.datalock import DataFolderInUse, DataLock
 from server.hub import Hub
+from server.limits import RateLimits, client_address, parse_networks
 from server.metrics import Metrics
 from server.replay import Replay, log_document
 from server.room import QueuedAct, Refused, Room
@@ -89,6 +92,22 @@ log = structlog.get_logger("lumin.server")
 #: What one connection may hold open, so no client can grow the server without bound.
 MAX_REPLAYS = 8
 MAX_MUTED = 256
+
+
+@functools.cache
+def _limits_info(settings: Settings) -> LimitsInfo:
+    """The limits ``welcome`` announces (docs/protocol.md, "Limits")."""
+    return LimitsInfo(
+        rate=settings.rate,
+        burst=settings.burst,
+        address_rate=settings.address_rate,
+        address_burst=settings.address_burst,
+        chat_length=settings.chat_length,
+        chat_rate=settings.chat_rate,
+        rooms=settings.rooms_per_identity,
+        replays=MAX_REPLAYS,
+        lobby_page=settings.lobby_page,
+    )
 
 
 def _framed(payload: bytes) -> bytes:
@@ -117,6 +136,9 @@ class _Socket(Socket):
         self.take: Callable[[bytes | bytearray | memoryview], bool] | None = None
         #: Messages queued for ``recv`` and not yet handled by the reader.
         self.queued = 0
+        #: The client's address (``X-Forwarded-For`` when a trusted proxy sent the request),
+        #: set during the handshake.
+        self.address = ""
 
     def process_event(self, event: Event) -> None:
         if isinstance(event, Frame) and event.fin:
@@ -131,18 +153,22 @@ class _Socket(Socket):
 class Client:
     """One websocket connection (a :class:`~server.room.Peer` to the rooms it is in)."""
 
-    def __init__(self, socket: _Socket, hub: Hub, settings: Settings) -> None:
+    def __init__(self, socket: _Socket, hub: Hub, settings: Settings, limits: RateLimits) -> None:
         self.socket = socket
         self.hub = hub
         self.settings = settings
+        self.limits = limits
         self.conn = ServerConnection(limits=Limits(max_frame=settings.max_frame))
         self.user = ""
         self.name = ""
+        self.address = socket.address
+        #: Whose rate limit this connection's messages count against: its own until
+        #: ``hello``, then its identity's, shared by every connection of that identity.
+        self.person = "c" + socket.id.hex
         self.muted: set[str] = set()
         self.rooms: dict[str, Room] = {}
         self.replays: dict[str, Replay] = {}
-        self.tokens = float(settings.burst)
-        self.refill = time.monotonic()
+        #: Messages refused over the rate limit since the last calm moment.
         self.floods = 0
         self.dropped = False
         #: Frames made during this loop turn, written together at its end.
@@ -199,18 +225,14 @@ class Client:
     # -- receiving ------------------------------------------------------------------------------
 
     def _allow(self) -> bool:
-        """Token bucket: ``rate`` messages per second on average, ``burst`` at once."""
+        """Whether the rate limits let one more message of this person's through (see
+        :class:`~server.limits.RateLimits`); a calm person is forgiven past floods."""
         now = time.monotonic()
-        self.tokens = min(
-            self.settings.burst, self.tokens + (now - self.refill) * self.settings.rate
-        )
-        self.refill = now
-        if self.tokens >= 1:
-            self.tokens -= 1
-            if self.tokens >= self.settings.burst / 2:
-                self.floods = 0  # a calm client is forgiven its past floods
-            return True
-        return False
+        if not self.limits.message(self.person, self.address, now):
+            return False
+        if self.floods and self.limits.calm(self.person, now):
+            self.floods = 0
+        return True
 
     async def serve(self) -> None:
         """Read frames until the connection closes, answering each in turn.
@@ -251,9 +273,18 @@ class Client:
             self.hub.metrics.protocol_errors.labels(ErrorCode.RATE_LIMITED.value).inc()
             self._refuse_flood(frame)
             if self.floods > 20 * self.settings.burst:
+                log.info("flood_closed", user=self.user, address=self.address)
                 self._write()  # what was said before the close goes out first
                 await self.socket.close(1008, "flooding")
                 return False
+            if self.floods % self.settings.burst == 0:
+                # A burst's worth refused in a row: stop reading until the buckets are half
+                # full again. What the client sends meanwhile waits in its socket (TCP pushes
+                # back), so a flood costs this server a bounded amount of work.
+                self._write()
+                await asyncio.sleep(
+                    self.limits.recovery(self.person, self.address, time.monotonic())
+                )
             return True
         if isinstance(frame, str):
             self.send(
@@ -328,22 +359,23 @@ class Client:
         )
 
     def _refuse_flood(self, frame: bytes | str) -> None:
-        """Answer a message over the rate limit, unexecuted: a request gets an error with its
-        ``ref`` (so no request is left hanging); other frames an error now and then."""
-        ref = None
-        if isinstance(frame, bytes):
-            with contextlib.suppress(ProtocolError):
-                ref = getattr(decode(frame, sender="client", limits=self.conn.limits), "id", None)
-        if ref is None and self.floods != 1 and self.floods % 100:
+        """Answer a message over the rate limit, unexecuted and read no further than its
+        ``type``, ``id`` and ``room`` (:func:`~protocol.codec.peek`): an ``act`` gets
+        ``rejected``, another request an ``error``, each with its ``ref`` (so no request is
+        left hanging); frames without an id get an error now and then."""
+        seen = Peek() if isinstance(frame, str) else peek(frame, self.conn.limits)
+        if seen.id is None and self.floods != 1 and self.floods % 100:
             return
-        self.send(
-            Error(
-                code=ErrorCode.RATE_LIMITED.value,
-                message=f"At most {self.settings.rate:g} messages per second; this one was"
-                " not executed.",
-                ref=ref,
-            )
+        text = (
+            f"At most {self.settings.rate:g} messages per second (bursts of"
+            f" {self.settings.burst}) per person and {self.settings.address_rate:g} per address;"
+            " this one was not executed."
         )
+        code = ErrorCode.RATE_LIMITED.value
+        if seen.type == Act.TYPE and seen.room is not None:
+            self.send(CommandRejected(ref=seen.id, room=seen.room, code=code, message=text))
+        else:
+            self.send(Error(code=code, message=text, ref=seen.id))
 
     def _goodbye(self) -> None:
         self.hub.lobby.discard(self)
@@ -376,7 +408,7 @@ class Client:
 
     async def on_hello(self, hello: Hello) -> None:
         user, token, known = self.hub.identify(hello.name, hello.token)
-        self.user, self.name = user, hello.name
+        self.user, self.name, self.person = user, hello.name, user
         structlog.contextvars.bind_contextvars(user=user)
         if hello.token and not known:
             # No ref: the answer to hello is the welcome below, with the new identity.
@@ -402,6 +434,7 @@ class Client:
                 server_time=time.time(),
                 rooms=held,
                 max_frame=self.settings.max_frame,
+                limits=_limits_info(self.settings),
             )
         )
 
@@ -652,6 +685,15 @@ class LuminServer:
             reason = getattr(error, "strerror", None) or str(error)
             raise StartupError(f"cannot use data folder {settings.data}: {reason}") from None
         self.hub = Hub(settings, self.store, self.metrics)
+        self.limits = RateLimits(
+            settings.rate,
+            settings.burst,
+            settings.address_rate,
+            settings.address_burst,
+            settings.connect_rate,
+            settings.connect_burst,
+        )
+        self.proxies = parse_networks(settings.trusted_proxies)
         self.server: Server | None = None
         self._housekeeping: asyncio.Task[None] | None = None
         self.recovered = 0
@@ -709,7 +751,7 @@ class LuminServer:
 
     async def _connection(self, socket: Socket) -> None:
         assert isinstance(socket, _Socket)  # serve(create_connection=_Socket)
-        client = Client(socket, self.hub, self.settings)
+        client = Client(socket, self.hub, self.settings, self.limits)
         self.clients.add(client)
         self.metrics.connections.inc()
         structlog.contextvars.bind_contextvars(connection=socket.id.hex[:8])
@@ -722,11 +764,7 @@ class LuminServer:
     def _http(self, connection: Socket, request: Request) -> Response | None:
         path = request.path.split("?", 1)[0]
         if path == "/ws":
-            origin = request.headers.get("Origin")
-            if not self.origin_allowed(origin, request.headers.get("Host")):
-                body = f"Origin {origin} is not allowed to open a Lumin connection.\n"
-                return _response(HTTPStatus.FORBIDDEN, body.encode(), "text/plain")
-            return None
+            return self._handshake(connection, request)
         if path == "/healthz":
             body = json.dumps(
                 {"status": "ok", "rooms": len(self.hub.rooms), "epoch": self.hub.epoch}
@@ -746,6 +784,31 @@ class LuminServer:
         if path.startswith("/rooms/") and path.endswith("/log"):
             return self._log(path.split("/")[2])
         return self._static(path)
+
+    def _handshake(self, connection: Socket, request: Request) -> Response | None:
+        """Admit a websocket upgrade (``None``), or refuse it: 403 for a foreign ``Origin``,
+        429 with ``Retry-After`` when the client's address opens connections too fast."""
+        assert isinstance(connection, _Socket)  # serve(create_connection=_Socket)
+        peer = connection.remote_address[0] if connection.remote_address else ""
+        address = client_address(peer, request.headers.get_all("X-Forwarded-For"), self.proxies)
+        connection.address = address
+        origin = request.headers.get("Origin")
+        if not self.origin_allowed(origin, request.headers.get("Host")):
+            self.metrics.refused_connections.labels("origin").inc()
+            body = f"Origin {origin} is not allowed to open a Lumin connection.\n"
+            return _response(HTTPStatus.FORBIDDEN, body.encode(), "text/plain")
+        wait = self.limits.connect(address, time.monotonic())
+        if wait > 0:
+            self.metrics.refused_connections.labels("connect_rate").inc()
+            body = (
+                f"Too many new connections from {address}: at most"
+                f" {self.settings.connect_rate:g} per second (bursts of"
+                f" {self.settings.connect_burst}); try again in {math.ceil(wait)} s.\n"
+            )
+            response = _response(HTTPStatus.TOO_MANY_REQUESTS, body.encode(), "text/plain")
+            response.headers["Retry-After"] = str(math.ceil(wait))
+            return response
+        return None
 
     def _log(self, room_id: str) -> Response:
         row = self.store.room(room_id)

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 
 import attrs
 
-__all__ = ["Buckets", "TokenBucket", "client_address", "parse_networks"]
+__all__ = ["Buckets", "RateLimits", "TokenBucket", "client_address", "parse_networks"]
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
@@ -92,6 +92,58 @@ class Buckets:
         for key in full:
             del self._buckets[key]
         self._prune_at = max(1024, 2 * len(self._buckets))
+
+
+class RateLimits:
+    """The server's three limits: messages per person (identity), messages per address, and
+    new connections per address (see :class:`~server.config.Settings`)."""
+
+    def __init__(
+        self,
+        rate: float,
+        burst: int,
+        address_rate: float,
+        address_burst: int,
+        connect_rate: float,
+        connect_burst: int,
+    ) -> None:
+        self.people = Buckets(rate, burst)
+        self.addresses = Buckets(address_rate, address_burst)
+        self.connections = Buckets(connect_rate, connect_burst)
+
+    def connect(self, address: str, now: float) -> float:
+        """Count a new connection from ``address``: 0 when it may open, else the seconds until
+        it may."""
+        if self.connections.take(address, now):
+            return 0.0
+        return self.connections.wait(address, now)
+
+    def message(self, person: str, address: str, now: float) -> bool:
+        """Count one message from ``person`` at ``address``: whether both limits allow it (a
+        refused message uses up neither)."""
+        if not self.people.take(person, now):
+            return False
+        if not self.addresses.take(address, now):
+            self.people.give_back(person)
+            return False
+        return True
+
+    def calm(self, person: str, now: float) -> bool:
+        """Whether ``person`` has at least half a burst left (a flood is over)."""
+        return self.people.tokens(person, now) >= self.people.burst / 2
+
+    def recovery(self, person: str, address: str, now: float) -> float:
+        """Seconds until both of ``person``'s buckets hold half a burst again: how long a
+        flooding connection's reader rests."""
+        return max(
+            self.people.wait(person, now, self.people.burst / 2),
+            self.addresses.wait(address, now, self.addresses.burst / 2),
+        )
+
+    def prune(self, now: float) -> None:
+        """Forget refilled buckets (housekeeping)."""
+        for buckets in (self.people, self.addresses, self.connections):
+            buckets.prune(now)
 
 
 def parse_networks(specs: Iterable[str]) -> tuple[Network, ...]:

@@ -13,11 +13,13 @@ from protocol.codec import (
     CLIENT_FRAME_LIMITS,
     SERVER_FRAME_LIMITS,
     Limits,
+    Peek,
     decode,
     encode,
     encode_accepted,
     encode_delta,
     from_map,
+    peek,
     to_map,
 )
 from protocol.delta import RemoveOp, ReplaceOp, op_to_wire
@@ -374,3 +376,32 @@ def test_act_frames_decode_as_the_converter_would(room, command, seq, ref) -> No
         assert refused.value.code is ErrorCode.BAD_FIELD
     else:
         assert from_map(data, sender="client") == expected
+
+
+# --- peek: a flooding frame's answer without decoding it ----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("frame", "expected"),
+    [
+        (
+            pack({"type": "act", "room": "r1", "command": {"a": [1] * 4000}, "id": 9}),
+            ("act", 9, "r1"),
+        ),
+        (pack({"id": 3, "type": "ping", "pad": "x" * 8000}), ("ping", 3, None)),
+        (pack({"type": "ping", "id": 2**53}), ("ping", None, None)),
+        (pack({"type": 5, "id": "7", "room": 1}), (None, None, None)),
+        (pack({"type": "ping", "id": 4})[:-1], ("ping", None, None)),  # cut short after type
+        (b"\xc1\x00", (None, None, None)),
+        (pack(["ping", 4]), (None, None, None)),
+        (b"", (None, None, None)),
+    ],
+)
+def test_peek_reads_type_id_and_room_and_skips_the_rest(frame: bytes, expected: tuple) -> None:
+    seen = peek(frame, Limits(max_frame=100_000))
+    assert (seen.type, seen.id, seen.room) == expected
+
+
+def test_peek_reads_nothing_of_a_frame_over_the_limit() -> None:
+    frame = pack({"type": "ping", "id": 1, "pad": "x" * 70_000})
+    assert peek(frame) == Peek()

@@ -19,6 +19,7 @@ from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import (
     MESSAGES,
     GameInfo,
+    LimitsInfo,
     OptionInfo,
     OutcomeInfo,
     RoomSummary,
@@ -30,7 +31,7 @@ DOC = (Path(__file__).resolve().parents[2] / "docs" / "protocol.md").read_text()
 
 STRUCTURES: dict[str, type[Any]] = {
     cls.__name__: cls
-    for cls in (SeatChoice, SeatInfo, RoomSummary, OutcomeInfo, OptionInfo, GameInfo)
+    for cls in (SeatChoice, SeatInfo, RoomSummary, OutcomeInfo, OptionInfo, GameInfo, LimitsInfo)
 }
 
 

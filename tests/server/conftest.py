@@ -12,18 +12,30 @@ from server.app import LuminServer
 from server.config import Settings
 
 
+#: The limits a test server runs with (loopback gets no exemption).
+TEST_LIMITS = {
+    "rate": 10_000.0,
+    "burst": 10_000,
+    "address_rate": 100_000.0,
+    "address_burst": 100_000,
+    "connect_rate": 1_000.0,
+    "connect_burst": 1_000,
+    "rooms_per_identity": 1_000,
+    "rooms_per_address": 10_000,
+}
+
+
 @pytest.fixture
 def settings(tmp_path: Path) -> Settings:
-    # Test clients act as fast as the server answers: a generous rate limit (the flood test
-    # sets its own).
+    # Test clients act as fast as the server answers, dozens of them from this one loopback
+    # address: generous limits (the limit and flood tests set their own).
     return Settings(
         host="127.0.0.1",
         port=0,
         data=tmp_path / "data",
         bot_delay=0.0,
         grace=0.5,
-        rate=10_000.0,
-        burst=10_000,
+        **TEST_LIMITS,
     )
 
 

@@ -20,6 +20,7 @@ from engine.core import from_wire
 from protocol.messages import Delta, Resume, RoomUpdate, Snapshot
 from server.app import LuminServer
 from server.config import Settings
+from tests.server.conftest import TEST_LIMITS
 from server.room import QueuedAct, Refused, Room
 from tests.server.test_play import play_seat
 from tests.server.test_rooms import play_one
@@ -112,8 +113,7 @@ async def test_a_client_that_stops_reading_is_dropped_and_its_room_plays_on(tmp_
         port=0,
         data=tmp_path / "data",
         bot_delay=0.0,
-        rate=100_000.0,
-        burst=100_000,
+        **{**TEST_LIMITS, "rate": 100_000.0, "burst": 100_000},
         send_buffer=256 * 1024,
     )
     lumin = LuminServer(settings)

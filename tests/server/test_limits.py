@@ -1,0 +1,211 @@
+"""Rate limits a reconnect does not reset: per person (identity) over all their connections, per
+client address, and new connections per address; behind a trusted proxy the address is the
+one its X-Forwarded-For names. An act over the limit is ``rejected``, other requests get an
+``error``, each naming the limit; ``welcome`` announces the limits."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import msgpack
+import pytest
+from websockets.asyncio.client import connect as ws_connect
+from websockets.exceptions import InvalidStatus
+
+from clients.sdk import LuminClient, ServerError, bot, human
+from protocol.codec import decode
+from protocol.messages import CommandRejected, Error
+from server.config import Settings
+from server.limits import Buckets, client_address, parse_networks
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    """Small limits, so the tests reach them in a few messages."""
+    return Settings(
+        port=0,
+        data=tmp_path / "data",
+        bot_delay=0.0,
+        rate=2.0,
+        burst=10,
+        address_rate=1000.0,
+        address_burst=1000,
+        connect_rate=1000.0,
+        connect_burst=1000,
+    )
+
+
+async def _pings(client: LuminClient, count: int) -> list[str]:
+    """Send ``count`` pings; the answer to each: ``pong`` or the error code."""
+    answers = []
+    for _ in range(count):
+        try:
+            await client.ping()
+            answers.append("pong")
+        except ServerError as error:
+            answers.append(error.code)
+    return answers
+
+
+async def test_welcome_announces_the_limits(connect, settings) -> None:
+    ada: LuminClient = await connect("Ada")
+    limits = ada.welcome.limits
+    assert (limits.rate, limits.burst) == (settings.rate, settings.burst)
+    assert (limits.address_rate, limits.address_burst) == (1000.0, 1000)
+    assert limits.rooms == settings.rooms_per_identity
+    assert limits.lobby_page == settings.lobby_page
+    assert (limits.chat_length, limits.chat_rate) == (settings.chat_length, settings.chat_rate)
+
+
+async def test_a_persons_bucket_survives_a_reconnect(connect) -> None:
+    ada: LuminClient = await connect("Ada")
+    # (hello counts against the connection, before it knows who is there)
+    assert await _pings(ada, 11) == ["pong"] * 10 + ["rate_limited"]
+    token = ada.token
+    await ada.close()
+    again: LuminClient = await connect("Ada", token=token)
+    assert await _pings(again, 1) == ["rate_limited"]
+
+
+async def test_a_second_connection_of_a_person_shares_their_bucket(connect) -> None:
+    ada: LuminClient = await connect("Ada")
+    twin: LuminClient = await connect("Ada", token=ada.token)
+    assert await _pings(ada, 10) == ["pong"] * 10
+    assert await _pings(twin, 1) == ["rate_limited"]
+    other: LuminClient = await connect("Bea")  # another person has a bucket of her own
+    assert await _pings(other, 3) == ["pong"] * 3
+
+
+@pytest.mark.parametrize("kind", ["identity", "address"])
+async def test_people_at_one_address_share_its_bucket(tmp_path: Path, kind: str) -> None:
+    from server.app import LuminServer
+
+    small = {"address_rate": 1.0, "address_burst": 6} if kind == "address" else {}
+    settings = Settings(port=0, data=tmp_path / "data", rate=1000.0, burst=1000, **small)
+    lumin = LuminServer(settings)
+    await lumin.start()
+    url = f"ws://127.0.0.1:{lumin.port}/ws"
+    try:
+        ada = await LuminClient.connect(url, "Ada")
+        bea = await LuminClient.connect(url, "Bea")
+        answers = await _pings(ada, 4) + await _pings(bea, 1)
+        if kind == "address":  # 2 hellos + 4 pings = the address's burst: Bea is refused
+            assert answers == ["pong"] * 4 + ["rate_limited"]
+        else:
+            assert answers == ["pong"] * 5
+        await ada.close()
+        await bea.close()
+    finally:
+        await lumin.stop()
+
+
+async def test_an_act_over_the_limit_is_rejected_naming_the_limit(connect) -> None:
+    ada: LuminClient = await connect("Ada")
+    room = await ada.create_room("flip_over_frog", seats=[human(), bot()], sit=0)
+    await ada.start(room)
+    while not ada.legal(room):
+        await ada.changed(room)
+    await _pings(ada, 10)  # use up the burst
+    answer = await ada.act(room, {"type": "nonsense"})
+    assert isinstance(answer, CommandRejected)
+    assert (answer.code, answer.room) == ("rate_limited", room)
+    assert "2 messages per second" in answer.message
+
+
+async def test_new_connections_per_address_are_limited_with_429(tmp_path: Path) -> None:
+    from server.app import LuminServer
+
+    settings = Settings(port=0, data=tmp_path / "data", connect_rate=0.5, connect_burst=3)
+    lumin = LuminServer(settings)
+    await lumin.start()
+    url = f"ws://127.0.0.1:{lumin.port}/ws"
+    try:
+        opened = [await ws_connect(url) for _ in range(3)]
+        with pytest.raises(InvalidStatus) as refused:
+            await ws_connect(url)
+        response = refused.value.response
+        assert response.status_code == 429
+        assert int(response.headers["Retry-After"]) >= 1
+        assert b"Too many new connections" in response.body
+        for socket in opened:
+            await socket.close()
+        assert lumin.metrics.refused_connections.labels("connect_rate")._value.get() == 1
+    finally:
+        await lumin.stop()
+
+
+@pytest.mark.parametrize("trusted", [True, False])
+async def test_behind_a_trusted_proxy_each_forwarded_address_has_its_own_limit(
+    tmp_path: Path, trusted: bool
+) -> None:
+    from server.app import LuminServer
+
+    settings = Settings(
+        port=0,
+        data=tmp_path / "data",
+        connect_rate=0.01,
+        connect_burst=1,
+        trusted_proxies=("127.0.0.1/32",) if trusted else (),
+    )
+    lumin = LuminServer(settings)
+    await lumin.start()
+    url = f"ws://127.0.0.1:{lumin.port}/ws"
+    try:
+        players = []
+        for n in range(3):  # three players behind one proxy (this loopback address)
+            forwarded = {"X-Forwarded-For": f"198.51.100.{n + 1}"}
+            try:
+                players.append(await ws_connect(url, additional_headers=forwarded))
+            except InvalidStatus as refused:
+                assert refused.response.status_code == 429
+        assert len(players) == (3 if trusted else 1)
+        if trusted:
+            client = next(iter(lumin.clients))
+            assert client.address.startswith("198.51.100.")
+        for socket in players:
+            await socket.close()
+    finally:
+        await lumin.stop()
+
+
+async def test_a_flood_is_refused_then_read_no_faster_than_the_limit(url) -> None:
+    """Past a burst of refusals the server stops reading the connection until the bucket is
+    half full: the flood waits in the socket, and every request is still answered."""
+    async with ws_connect(url) as socket:
+        await socket.send(msgpack.packb({"type": "hello", "versions": [1], "name": "Flood"}))
+        await socket.recv()
+        for n in range(60):
+            await socket.send(msgpack.packb({"type": "ping", "id": n, "pad": "x" * 1000}))
+        answers = [decode(await asyncio.wait_for(socket.recv(), 20)) for _ in range(60)]
+    refused = [a for a in answers if isinstance(a, Error) and a.code == "rate_limited"]
+    assert [a.ref for a in answers] == list(range(60))
+    assert 10 <= len(refused) <= 51
+
+
+def test_a_bucket_is_forgotten_once_it_refilled() -> None:
+    buckets = Buckets(rate=10.0, burst=5)
+    for key in range(2000):
+        assert buckets.take(f"k{key}", now=0.0)
+    assert len(buckets) <= 2000
+    buckets.prune(now=0.05)  # half a token back: every bucket still differs from a new one
+    assert len(buckets) == 2000
+    buckets.prune(now=1.0)
+    assert len(buckets) == 0
+    for _ in range(5):
+        assert buckets.take("again", now=1.0)
+    assert not buckets.take("again", now=1.0)
+    assert buckets.wait("again", now=1.0) == pytest.approx(0.1)
+
+
+def test_x_forwarded_for_is_believed_only_from_trusted_proxies() -> None:
+    proxies = parse_networks(["10.0.0.0/8", "::1"])
+    assert client_address("203.0.113.9", ["1.2.3.4"], proxies) == "203.0.113.9"
+    assert client_address("10.0.0.2", ["1.2.3.4"], proxies) == "1.2.3.4"
+    # The rightmost address no trusted proxy vouches for: a client cannot forge its way out.
+    assert client_address("10.0.0.2", ["6.6.6.6, 1.2.3.4, 10.0.0.7"], proxies) == "1.2.3.4"
+    assert client_address("::1", ["6.6.6.6", "1.2.3.4"], proxies) == "1.2.3.4"
+    assert client_address("10.0.0.2", [], proxies) == "10.0.0.2"
+    assert client_address("10.0.0.2", ["1.2.3.4"], ()) == "10.0.0.2"
+    with pytest.raises(ValueError, match="not an IP"):
+        parse_networks(["proxy.example"])
