@@ -11,7 +11,6 @@ from clients.sdk import LuminClient
 from server.app import LuminServer
 from server.config import Settings
 
-
 #: The limits a test server runs with (loopback gets no exemption).
 TEST_LIMITS = {
     "rate": 10_000.0,

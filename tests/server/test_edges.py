@@ -20,8 +20,8 @@ from engine.core import from_wire
 from protocol.messages import Delta, Resume, RoomUpdate, Snapshot
 from server.app import LuminServer
 from server.config import Settings
-from tests.server.conftest import TEST_LIMITS
 from server.room import QueuedAct, Refused, Room
+from tests.server.conftest import TEST_LIMITS
 from tests.server.test_play import play_seat
 from tests.server.test_rooms import play_one
 
