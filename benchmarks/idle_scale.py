@@ -19,7 +19,7 @@ from pathlib import Path
 
 from websockets.asyncio.client import connect
 
-from clients.load import free_port, wait_healthy
+from clients.load import LOAD_LIMITS, free_port, limit_flags, wait_healthy
 from protocol.codec import decode, encode
 from protocol.messages import Hello, WatchLobby
 
@@ -63,11 +63,9 @@ async def run(connections: int, batch: int) -> None:
             data,
             "--log-level",
             "warning",
-            "--rate",
-            "1000",
-            "--burst",
-            "1000",
+            *limit_flags(LOAD_LIMITS),
         ]
+        print(f"server limits raised for one loopback address: {limit_flags(LOAD_LIMITS)}")
         server = subprocess.Popen(command, cwd=ROOT, stderr=subprocess.DEVNULL)
         try:
             wait_healthy(port)

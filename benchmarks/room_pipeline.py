@@ -38,6 +38,7 @@ class _Peer:
     def __init__(self, user: str) -> None:
         self.user = user
         self.name = user
+        self.address = "127.0.0.1"
         self.muted: set[str] = set()
         self.frames = 0
 
@@ -48,8 +49,8 @@ class _Peer:
         self.frames += 1
 
 
-async def _open_room(hub: Hub) -> tuple[Room, list[_Peer]]:
-    peers = [_Peer(f"u{n}") for n in range(4)]
+async def _open_room(hub: Hub, index: int) -> tuple[Room, list[_Peer]]:
+    peers = [_Peer(f"r{index}u{n}") for n in range(4)]  # each room hosted by its own player
     request = CreateRoom(
         game="flash8",
         seats=tuple(SeatChoice(kind="human") for _ in range(4)),
@@ -87,10 +88,11 @@ async def _race(room: Room, peers: list[_Peer], budget: list[int], seed: int) ->
 async def measure(rooms: int, commands: int) -> dict[str, Any]:
     """Run ``commands`` slides over ``rooms`` rooms; returns the figures."""
     with tempfile.TemporaryDirectory() as folder:
-        settings = Settings(data=Path(folder), bot_delay=0.0)
+        # Every room's creator is at this one address: the per-address cap is raised to fit.
+        settings = Settings(data=Path(folder), bot_delay=0.0, rooms_per_address=max(50, rooms))
         store = EventStore(Path(folder) / "lumin.db")
         hub = Hub(settings, store, Metrics())
-        opened = [await _open_room(hub) for _ in range(rooms)]
+        opened = [await _open_room(hub, n) for n in range(rooms)]
         batches_before, appended_before = store.batches, store.appended
         frames_before = sum(peer.frames for _, peers in opened for peer in peers)
         budget = [commands]

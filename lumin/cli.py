@@ -302,6 +302,9 @@ def bench_race_command(
     if as_json:
         click.echo(json.dumps(report))
         return
+    if report.get("limits"):
+        used = ", ".join(f"--{name} {value}" for name, value in report["limits"].items())
+        click.echo(f"server limits raised for the load (one loopback address): {used}")
     _print_race("lumin", report)
     if "relay" in report:
         _print_race("relay", report["relay"])

@@ -52,8 +52,12 @@ class ErrorCode(enum.StrEnum):
     ALREADY_GREETED = "already_greeted"
 
     # --- the server: a well-formed request it cannot honour ----------------------------------
-    #: The connection sends messages faster than the server's rate limit allows.
+    #: The person (or their address) sends messages faster than the server's rate limits
+    #: allow (``welcome.limits``); the message was not executed.
     RATE_LIMITED = "rate_limited"
+    #: The identity (or its address) already has as many open rooms as the server allows
+    #: (``welcome.limits.rooms``); finish or leave one first.
+    TOO_MANY_ROOMS = "too_many_rooms"
     #: The ``token`` in ``hello`` is unknown, forged or expired; a fresh guest identity is used.
     BAD_TOKEN = "bad_token"
     #: The game id in ``create_room`` is not a game this server hosts.

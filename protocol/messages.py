@@ -388,11 +388,15 @@ class UnwatchLobby(Message):
 @_message
 @attrs.frozen(kw_only=True)
 class ListRooms(Message):
-    """Ask once for the public rooms, of one game or all; answered by ``room_list``."""
+    """Ask once for a page of the public rooms, of one game or all: at most ``limit`` (the
+    server's page size when ``None``, which also caps it) from position ``offset`` of the
+    lobby's order; answered by ``room_list``."""
 
     TYPE = "list_rooms"
     SENDERS = _FROM_CLIENT
     game: str | None = None
+    offset: int = attrs.field(default=0, validator=_count)
+    limit: int | None = attrs.field(default=None, validator=_count)
     id: int | None = _id()
 
 
@@ -420,13 +424,17 @@ class Games(Message):
 @_message
 @attrs.frozen(kw_only=True)
 class RoomList(Message):
-    """The public rooms (private ones are never listed), answering ``watch_lobby`` or
-    ``list_rooms``."""
+    """A page of the public rooms (private ones are never listed), answering ``watch_lobby``
+    (the first page) or ``list_rooms``: live rooms newest first, then finished games most
+    recently finished first. ``total`` counts every listed room; ``next`` is the ``offset`` of
+    the next page, ``None`` on the last."""
 
     TYPE = "room_list"
     SENDERS = _FROM_SERVER
     ref: int | None = _id()
     rooms: tuple[RoomSummary, ...] = ()
+    total: int = attrs.field(default=0, validator=_count)
+    next: int | None = attrs.field(default=None, validator=_count)
 
 
 @_message

@@ -25,6 +25,7 @@ from collections.abc import Awaitable, Callable
 from http import HTTPStatus
 from typing import Any
 
+import attrs
 import structlog
 from websockets.asyncio.server import Server, serve
 from websockets.asyncio.server import ServerConnection as Socket
@@ -68,7 +69,6 @@ from protocol.messages import (
     ReplayViewer,
     Resume,
     RoomCreated,
-    RoomList,
     Start,
     UnwatchLobby,
     WatchLobby,
@@ -443,7 +443,7 @@ class Client:
 
     async def on_watch_lobby(self, request: WatchLobby) -> None:
         self.hub.lobby.add(self)
-        self.send(RoomList(ref=request.id, rooms=tuple(self.hub.summaries())))
+        self.send(attrs.evolve(self.hub.summaries(), ref=request.id))
 
     async def on_unwatch_lobby(self, request: UnwatchLobby) -> None:
         self.hub.lobby.discard(self)
@@ -453,7 +453,8 @@ class Client:
         self.send(Games(ref=request.id, games=catalog()))
 
     async def on_list_rooms(self, request: ListRooms) -> None:
-        self.send(RoomList(ref=request.id, rooms=tuple(self.hub.summaries(request.game))))
+        page = self.hub.summaries(request.game, request.offset, request.limit)
+        self.send(attrs.evolve(page, ref=request.id))
 
     async def on_create_room(self, request: CreateRoom) -> None:
         room = await self.hub.create_room(self, request)
@@ -685,14 +686,7 @@ class LuminServer:
             reason = getattr(error, "strerror", None) or str(error)
             raise StartupError(f"cannot use data folder {settings.data}: {reason}") from None
         self.hub = Hub(settings, self.store, self.metrics)
-        self.limits = RateLimits(
-            settings.rate,
-            settings.burst,
-            settings.address_rate,
-            settings.address_burst,
-            settings.connect_rate,
-            settings.connect_burst,
-        )
+        self.limits = self.hub.limits
         self.proxies = parse_networks(settings.trusted_proxies)
         self.server: Server | None = None
         self._housekeeping: asyncio.Task[None] | None = None

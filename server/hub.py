@@ -29,17 +29,15 @@ from engine.registry import game_ids, get_game
 from protocol.codec import encode
 from protocol.errors import ErrorCode
 from protocol.fairness import commit
-from protocol.messages import CreateRoom, LobbyUpdate, RematchCreated, RoomSummary
+from protocol.messages import CreateRoom, LobbyUpdate, RematchCreated, RoomList, RoomSummary
 from server.bots import BotSeats
 from server.config import Settings
+from server.limits import RateLimits
 from server.metrics import Metrics
 from server.room import Peer, Refused, Room, Seat, room_code
 from server.store import EventStore, RoomRow
 
 __all__ = ["Hub", "stored_summary"]
-
-#: How many finished games (beyond those in memory) the lobby lists, newest first.
-FINISHED_LISTED = 50
 
 log = structlog.get_logger("lumin.hub")
 
@@ -61,6 +59,15 @@ class Hub:
         self._flush: asyncio.TimerHandle | None = None
         self._names: dict[str, str] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
+        #: The rate limits of every connection (they outlive connections).
+        self.limits = RateLimits(
+            settings.rate,
+            settings.burst,
+            settings.address_rate,
+            settings.address_burst,
+            settings.connect_rate,
+            settings.connect_burst,
+        )
 
     def spawn(self, work: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
         """Run ``work`` in the background, holding a reference until it is done; a failure is
@@ -98,8 +105,34 @@ class Hub:
 
     # -- rooms ----------------------------------------------------------------------------------
 
+    def _check_caps(self, peer: Peer) -> None:
+        """Refuse (``too_many_rooms``) a new room for a person, or an address, that already
+        has as many open (waiting or playing) rooms as the settings allow."""
+        open_rooms = [
+            room
+            for room in self.rooms.values()
+            if room.status in ("waiting", "playing") and not room.closed
+        ]
+        caps = (
+            ("You have", sum(r.host == peer.user for r in open_rooms), "rooms_per_identity"),
+            (
+                "Your address has",
+                sum(r.address == peer.address for r in open_rooms),
+                "rooms_per_address",
+            ),
+        )
+        for who, count, setting in caps:
+            cap = getattr(self.settings, setting)
+            if count >= cap:
+                raise Refused(
+                    ErrorCode.TOO_MANY_ROOMS,
+                    f"{who} {count} open rooms, the most this server allows ({cap}); finish"
+                    " a game or let a waiting room expire first.",
+                )
+
     async def create_room(self, peer: Peer, request: CreateRoom) -> Room:
         """A new waiting room from a ``create_room`` request; its creator is the host."""
+        self._check_caps(peer)
         if request.game not in game_ids():
             raise Refused(ErrorCode.UNKNOWN_GAME, f"Lumin hosts {', '.join(game_ids())}.")
         game = get_game(request.game)
@@ -143,6 +176,7 @@ class Hub:
         if request.turn_clock is not None:
             meta["turn_clock"] = _turn_clock(request.turn_clock)
         room, stored = self._create(game, options, seats, peer.user, request.private, meta)
+        room.address = peer.address
         await stored
         return room
 
@@ -203,12 +237,14 @@ class Hub:
         existing = self.rooms.get(room.meta.get("rematch", ""))
         if existing is not None and not existing.closed:
             return existing
+        self._check_caps(peer)
         seats = [
             Seat(s.kind, s.name, s.user, s.bot, dict(s.choices), s.kind == "bot")
             for s in room.seats
         ]
         meta = {k: v for k, v in room.meta.items() if k != "rematch"}
         new, stored = self._create(room.game, room.options, seats, peer.user, room.private, meta)
+        new.address = peer.address
         room.meta["rematch"] = new.id  # before any await: a second request finds this room
         self.store.update_room(room.id, meta=room.meta)
         await stored
@@ -262,19 +298,33 @@ class Hub:
     def listed(self, room: Room) -> bool:
         return not room.private and not room.closed
 
-    def summaries(self, game: str | None = None) -> list[RoomSummary]:
-        """Every public room in memory (optionally of one game), newest first, then the most
-        recent finished public games kept in the store, for replay."""
-        rooms = sorted(self.rooms.values(), key=lambda r: r.created, reverse=True)
-        live = [
-            r.summary() for r in rooms if self.listed(r) and (game is None or r.game.id == game)
-        ]
-        kept = [
-            stored_summary(row)
-            for row in self.store.finished(limit=FINISHED_LISTED, game=game)
-            if row.id not in self.rooms
-        ]
-        return live + kept
+    def summaries(
+        self, game: str | None = None, offset: int = 0, limit: int | None = None
+    ) -> RoomList:
+        """A page of the lobby (optionally of one game), at most ``limit`` rooms and never
+        more than the ``lobby_page`` setting: public waiting and playing rooms, newest first,
+        then finished public games kept in the store, most recently finished first."""
+        size = min(limit or self.settings.lobby_page, self.settings.lobby_page)
+        live = sorted(
+            (
+                room
+                for room in self.rooms.values()
+                if self.listed(room)
+                and room.status in ("waiting", "playing")
+                and (game is None or room.game.id == game)
+            ),
+            key=lambda room: room.created,
+            reverse=True,
+        )
+        total = len(live) + self.store.count_finished(game)
+        page = [room.summary() for room in live[offset : offset + size]]
+        if len(page) < size:
+            rows = self.store.finished(size - len(page), game, offset=max(0, offset - len(live)))
+            for row in rows:
+                held = self.rooms.get(row.id)
+                page.append(held.summary() if held is not None else stored_summary(row))
+        following = offset + size if offset + size < total else None
+        return RoomList(rooms=tuple(page), total=total, next=following)
 
     def room_changed(self, room: Room) -> None:
         """Queue a lobby update for ``room``."""
@@ -325,17 +375,31 @@ class Hub:
     # -- housekeeping ---------------------------------------------------------------------------
 
     async def housekeeping(self, every: float = 30.0, checkpoint: float = 2.0) -> None:
-        """Forever: checkpoint the store's WAL every ``checkpoint`` seconds (on a background
-        thread at the lowest priority, see ``EventStore.checkpoint_in_background``), and
-        every ``every`` seconds expire idle waiting rooms, unload finished rooms nobody watches
-        and delete finished games older than the retention period."""
+        """Forever: every ``checkpoint`` seconds copy the store's WAL into its file (on a
+        background thread at the lowest priority, see ``EventStore.checkpoint_in_background``)
+        and stop playing rooms nobody attends (:meth:`abandon`); every ``every`` seconds expire
+        idle waiting rooms, unload finished rooms nobody watches, delete finished games older
+        than the retention period and forget refilled rate-limit buckets."""
         last = time.monotonic()
         while True:
             await asyncio.sleep(checkpoint)
             await self.store.checkpoint_in_background()
+            self.abandon(time.monotonic())
             if time.monotonic() - last >= every:
                 last = time.monotonic()
                 self.sweep(time.time())
+
+    def abandon(self, now: float) -> None:
+        """Stop every playing room that nobody has attended (no human seated, connected or
+        within their grace, and nobody watching) for the ``abandoned_after`` setting: bots
+        would otherwise play it on forever for no one. ``now`` is ``time.monotonic()``."""
+        for room in list(self.rooms.values()):
+            if room.status != "playing" or room.closed:
+                continue
+            if room.attended_now():
+                room.attended = now
+            elif now - room.attended > self.settings.abandoned_after:
+                self.spawn(room.call(room.abandon))
 
     def sweep(self, now: float) -> None:
         """One housekeeping pass (see :meth:`housekeeping`)."""
@@ -349,6 +413,7 @@ class Hub:
                 self.rooms.pop(room.id, None)
                 self.spawn(room.stop())
         self.store.delete_ended_before(now - self.settings.retention_days * 86400)
+        self.limits.prune(time.monotonic())
 
 
 #: The longest turn clock a room may set, in seconds (a day: longer is no clock at all).

@@ -75,6 +75,8 @@ class Peer(Protocol):
 
     user: str
     name: str
+    #: The client's address (for the per-address limits).
+    address: str
     muted: set[str]
 
     def send(self, message: Message) -> None:
@@ -146,6 +148,12 @@ class Room:
         self.finished = row.finished
         self.meta: dict[str, Any] = dict(row.meta)
         self.touched = time.time()
+        #: The creator's address, for the per-address cap on open rooms (memory only: after a
+        #: restart rooms count against their host identity alone).
+        self.address: str | None = None
+        #: ``time.monotonic()`` when a human was last seated (connected or within their
+        #: grace) or anyone watched; a room rebuilt at start-up starts from then.
+        self.attended = time.monotonic()
         # The game, once started.
         self.first: Any = None
         self.state: Any = None
@@ -891,6 +899,26 @@ class Room:
     async def expire(self) -> None:
         """Close an idle waiting room (housekeeping)."""
         self._close("expired")
+
+    def attended_now(self) -> bool:
+        """Whether anyone is here: a connection watching or seated, or a seated human still
+        within their grace period (a stand-in bot is not anyone)."""
+        if self.peers:
+            return True
+        bots = self.hub.bots
+        return any(
+            seat.kind == "human" and (self.id, n) in bots.grace for n, seat in enumerate(self.seats)
+        )
+
+    async def abandon(self) -> None:
+        """Stop a playing room that nobody attends (housekeeping): its log stays, for the
+        retention period, but no bot plays on for no one."""
+        if self.attended_now() or self.status != "playing":
+            return
+        log.info("room_abandoned", room=self.id)
+        self.status = "abandoned"
+        self.hub.store.update_room(self.id, status="abandoned", finished=time.time())
+        self._close("abandoned")
 
     def _fail_queued(self, code: ErrorCode, message: str) -> None:
         if self._carry is not None:

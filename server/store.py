@@ -91,6 +91,7 @@ CREATE TABLE IF NOT EXISTS high_scores (
     at REAL NOT NULL
 );
 CREATE INDEX IF NOT EXISTS rooms_status ON rooms (status);
+CREATE INDEX IF NOT EXISTS rooms_finished ON rooms (status, private, finished);
 CREATE INDEX IF NOT EXISTS high_scores_player ON high_scores (player, score);
 """
 
@@ -467,15 +468,19 @@ class EventStore:
         rows = self._reader.execute(sql + " ORDER BY created", params).fetchall()
         return [_room_row(row) for row in rows]
 
-    def finished(self, limit: int, game: str | None = None) -> list[RoomRow]:
-        """The most recently finished public games, newest first (optionally of one game)."""
-        sql = "SELECT * FROM rooms WHERE status = 'finished' AND private = 0"
-        params: tuple[Any, ...] = ()
-        if game is not None:
-            sql += " AND game = ?"
-            params = (game,)
-        rows = self._reader.execute(sql + " ORDER BY finished DESC LIMIT ?", (*params, limit))
+    def finished(self, limit: int, game: str | None = None, offset: int = 0) -> list[RoomRow]:
+        """The most recently finished public games, newest first (optionally of one game),
+        from position ``offset`` of that order."""
+        sql, params = _finished_query(game)
+        rows = self._reader.execute(
+            f"SELECT * {sql} ORDER BY finished DESC, id LIMIT ? OFFSET ?", (*params, limit, offset)
+        )
         return [_room_row(row) for row in rows.fetchall()]
+
+    def count_finished(self, game: str | None = None) -> int:
+        """How many finished public games :meth:`finished` can list."""
+        sql, params = _finished_query(game)
+        return int(self._reader.execute(f"SELECT COUNT(*) {sql}", params).fetchone()[0])
 
     def room(self, room: str) -> RoomRow | None:
         """One stored room, or ``None``."""
@@ -509,6 +514,11 @@ class EventStore:
         rows = self._reader.execute(sql + " ORDER BY score, at LIMIT ?", (*params, limit))
         keys = ("player", "score", "rank", "room", "at")
         return [dict(zip(keys, row, strict=True)) for row in rows]
+
+
+def _finished_query(game: str | None) -> tuple[str, tuple[Any, ...]]:
+    sql = "FROM rooms WHERE status = 'finished' AND private = 0"
+    return (sql + " AND game = ?", (game,)) if game is not None else (sql, ())
 
 
 def _settle(future: asyncio.Future[None], error: BaseException | None) -> None:

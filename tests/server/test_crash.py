@@ -14,7 +14,7 @@ import sys
 import urllib.request
 from pathlib import Path
 
-from clients.load import free_port, wait_healthy
+from clients.load import LOAD_LIMITS, free_port, limit_flags, wait_healthy
 from clients.sdk import LuminClient, ServerError, human
 from engine.core import expand_legal, to_wire
 from engine.registry import get_game
@@ -42,6 +42,7 @@ def start_server(data: Path, port: int) -> subprocess.Popen[bytes]:
             "60",
             "--log-level",
             "warning",
+            *limit_flags(LOAD_LIMITS),  # clients reconnect after every kill from loopback
         ],
         cwd=ROOT,
         stdout=subprocess.DEVNULL,

@@ -49,9 +49,15 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   let output = "";
+  // Every test page connects from this one loopback address, which gets no exemption from
+  // the server's limits: they are raised for the suite, and printed.
+  const limits = [
+    "--address-rate", "100000", "--address-burst", "100000", "--connect-rate", "1000",
+    "--connect-burst", "1000", "--rooms-per-identity", "1000", "--rooms-per-address", "10000",
+  ];
   const server = spawn(
     lumin,
-    ["serve", "--port", String(port), "--data", data, "--static", dist, "--bot-delay", "0", "--log-level", "warning"],
+    ["serve", "--port", String(port), "--data", data, "--static", dist, "--bot-delay", "0", "--log-level", "warning", ...limits],
     { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] },
   );
   server.stdout?.on("data", (chunk) => (output += chunk));
@@ -59,7 +65,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   await waitHealthy(url, server, () => output);
   process.env.LUMIN_URL = url;
   process.env.LUMIN_SCREENS = SCREENS;
-  console.log(`e2e: lumin serve at ${url} (data ${data})`);
+  console.log(`e2e: lumin serve at ${url} (data ${data}), limits ${limits.join(" ")}`);
   console.log(`e2e: screenshots go to ${SCREENS}`);
   return async () => {
     server.kill("SIGTERM");
