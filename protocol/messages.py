@@ -784,12 +784,14 @@ class Mute(Message):
 @attrs.frozen(kw_only=True)
 class OpenReplay(Message):
     """Open a replay of the finished ``room``, seen by ``viewer`` (a seat, or ``None`` for the
-    public view); answered by ``replay_state`` at position 0."""
+    public view); answered by ``replay_state`` at position 0. A private game's replay needs
+    its ``code``, unless the identity held a seat in it."""
 
     TYPE = "open_replay"
     SENDERS = _FROM_CLIENT
     room: str
     viewer: int | None = attrs.field(default=None, validator=_count)
+    code: str | None = None
     id: int | None = _id()
 
 

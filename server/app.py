@@ -81,7 +81,7 @@ from server.datalock import DataFolderInUse, DataLock
 from server.hub import Hub
 from server.limits import RateLimits, client_address, parse_networks
 from server.metrics import Metrics
-from server.replay import Replay, log_document
+from server.replay import Replay, log_document, may_read
 from server.room import QueuedAct, Refused, Room
 from server.store import EventStore
 
@@ -601,7 +601,7 @@ class Client:
             raise Refused(
                 ErrorCode.BAD_FIELD, f"At most {MAX_REPLAYS} open replays; close one first."
             )
-        replay = Replay(self.hub.store, request.room, request.viewer)
+        replay = Replay(self.hub.store, request.room, request.viewer, request.code, self.user)
         replay_id = f"p{len(self.replays) + 1}"
         while replay_id in self.replays:
             replay_id += "x"
@@ -767,16 +767,12 @@ class LuminServer:
         if path == "/metrics":
             return _response(HTTPStatus.OK, self.metrics.render(), "text/plain; version=0.0.4")
         if path == "/highscores":
-            query = dict(
-                part.split("=", 1)
-                for part in request.path.partition("?")[2].split("&")
-                if "=" in part
-            )
-            player = urllib.parse.unquote_plus(query["player"]) if "player" in query else None
+            query = urllib.parse.parse_qs(urllib.parse.urlsplit(request.path).query)
+            player = query.get("player", [None])[0]
             body = json.dumps({"high_scores": self.store.high_scores(player)}).encode()
             return _response(HTTPStatus.OK, body, "application/json")
         if path.startswith("/rooms/") and path.endswith("/log"):
-            return self._log(path.split("/")[2])
+            return self._log(path.split("/")[2], request)
         return self._static(path)
 
     def _handshake(self, connection: Socket, request: Request) -> Response | None:
@@ -804,12 +800,26 @@ class LuminServer:
             return response
         return None
 
-    def _log(self, room_id: str) -> Response:
+    def _log(self, room_id: str, request: Request) -> Response:
+        """A finished game's log; a private game's needs ``?code=`` or a player's token
+        (``Authorization: Bearer TOKEN``), else 403."""
         row = self.store.room(room_id)
         if row is None or row.status != "finished":
             return _response(HTTPStatus.NOT_FOUND, b"no finished game with that id\n", "text/plain")
+        query = urllib.parse.parse_qs(urllib.parse.urlsplit(request.path).query)
+        code = query.get("code", [None])[0]
+        if not may_read(row, code, self._bearer(request)):
+            body = b"this private game's log needs its code (?code=) or a player's token\n"
+            return _response(HTTPStatus.FORBIDDEN, body, "text/plain")
         document = log_document(row, list(self.store.records(room_id)))
         return _response(HTTPStatus.OK, json.dumps(document).encode(), "application/json")
+
+    def _bearer(self, request: Request) -> str | None:
+        """The user id of a known identity whose token the request carries, if any."""
+        scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+        if scheme.lower() != "bearer" or not token.strip():
+            return None
+        return self.hub.known_user(token.strip())
 
     def _static(self, path: str) -> Response:
         root = self.settings.static

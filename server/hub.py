@@ -103,6 +103,13 @@ class Hub:
         self.store.save_identity(digest, name, time.time())
         return "u" + digest[:16], token, False
 
+    def known_user(self, token: str) -> str | None:
+        """The user id of a known token, without creating an identity; ``None`` if unknown."""
+        digest = hashlib.sha256(token.encode()).hexdigest()
+        if digest in self._names or self.store.identity(digest) is not None:
+            return "u" + digest[:16]
+        return None
+
     # -- rooms ----------------------------------------------------------------------------------
 
     def _check_caps(self, peer: Peer) -> None:

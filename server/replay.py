@@ -7,6 +7,7 @@ kept so a seek costs at most 63 folds.
 
 from __future__ import annotations
 
+import secrets
 from typing import Any
 
 from engine.core import Game, SeatSpec, chance, from_wire
@@ -15,20 +16,42 @@ from protocol.errors import ErrorCode
 from server.room import Refused
 from server.store import EventStore, Record, RoomRow
 
-__all__ = ["Replay", "log_document"]
+__all__ = ["Replay", "log_document", "may_read"]
 
 _EVERY = 64
+
+
+def may_read(row: RoomRow, code: str | None, user: str | None) -> bool:
+    """Whether a finished game's log and replay (every seat's view, hands included) may be
+    read: a public game's by anyone, a private game's with its code or by a person who held
+    one of its seats (``user``)."""
+    if not row.private:
+        return True
+    if code is not None and secrets.compare_digest(code, row.code or ""):
+        return True
+    return user is not None and any(seat.get("user") == user for seat in row.seats)
 
 
 class Replay:
     """One finished game, positioned at a step, seen by one viewer (a seat or the public)."""
 
-    def __init__(self, store: EventStore, room_id: str, viewer: int | None) -> None:
+    def __init__(
+        self,
+        store: EventStore,
+        room_id: str,
+        viewer: int | None,
+        code: str | None = None,
+        user: str | None = None,
+    ) -> None:
+        """Open ``room_id`` for ``user``; a private game needs its ``code`` unless ``user``
+        played in it (``bad_code`` otherwise)."""
         row = store.room(room_id)
         if row is None:
             raise Refused(ErrorCode.NO_SUCH_ROOM, f"There is no stored game {room_id!r}.")
         if row.status != "finished":
             raise Refused(ErrorCode.NOT_FINISHED, "Only finished games can be replayed.")
+        if not may_read(row, code, user):
+            raise Refused(ErrorCode.BAD_CODE, "This private game's replay needs its code.")
         self.row = row
         self.game: Game = get_game(row.game)
         self.records: list[Record] = list(store.records(room_id))

@@ -4,13 +4,19 @@ refused, and private rooms need their code."""
 from __future__ import annotations
 
 import asyncio
+import json
+import random
+import urllib.error
+import urllib.request
 
 import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
 from clients.sdk import ServerError, bot, human
-from protocol.messages import CommandRejected, Kick
+from protocol.messages import CommandRejected, Kick, OpenReplay
+from tests.server.test_play import play_seat
+from tests.server.test_rooms import wait_over
 
 
 async def test_spectator_cannot_act(connect) -> None:
@@ -117,3 +123,45 @@ async def test_host_kicks_before_start_only(connect) -> None:
             break
         await asyncio.sleep(0.01)
     assert copy is not None and copy.seat is None
+
+
+def _get(url: str, headers: dict[str, str] | None = None) -> int:
+    request = urllib.request.Request(url, headers=headers or {})
+    try:
+        with urllib.request.urlopen(request) as answer:
+            json.load(answer)
+            return int(answer.status)
+    except urllib.error.HTTPError as refused:
+        return int(refused.code)
+
+
+async def test_a_finished_private_game_replays_and_downloads_only_with_its_code(
+    connect, server
+) -> None:
+    ada = await connect("Ada")
+    room = await ada.create_room("flip_over_frog", seats=[human(), bot()], sit=0, private=True)
+    code = ada.last_created.code
+    await ada.start(room)
+    await asyncio.wait_for(play_seat(ada, room, random.Random(3), "flip_over_frog"), 60)
+    eve = await connect("Eve")
+    with pytest.raises(ServerError) as refused:
+        await eve.open_replay(room, viewer=0)  # Ada's hand at every step
+    assert refused.value.code == "bad_code"
+    replay = await eve.request(OpenReplay(room=room, viewer=0, code=code))
+    assert replay.length > 0
+    mine = await ada.open_replay(room, viewer=0)  # a player of the game needs no code
+    assert mine.length == replay.length
+    log = f"http://127.0.0.1:{server.port}/rooms/{room}/log"
+    assert await asyncio.to_thread(_get, log) == 403
+    assert await asyncio.to_thread(_get, f"{log}?code=WRONG1") == 403
+    assert await asyncio.to_thread(_get, f"{log}?code={code}") == 200
+    player = {"Authorization": f"Bearer {ada.token}"}
+    assert await asyncio.to_thread(_get, log, player) == 200
+    stranger = {"Authorization": f"Bearer {eve.token}"}
+    assert await asyncio.to_thread(_get, log, stranger) == 403
+    public = await ada.create_room("flip_over_frog", seats=[bot(), bot()])
+    await wait_over(ada, public, timeout=60)
+    await asyncio.sleep(0.1)
+    url = f"http://127.0.0.1:{server.port}/rooms/{public}/log"
+    assert await asyncio.to_thread(_get, url) == 200
+    assert (await eve.open_replay(public, viewer=1)).length > 0

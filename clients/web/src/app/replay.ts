@@ -19,6 +19,7 @@ import { seatGlyph } from "./lobby";
 import type { Page } from "./page";
 import { routeHash } from "./router";
 import { type AppState, seatLabel } from "./state";
+import { fetchLog, type LogAccess } from "./logs";
 import { outcomeFromView, renderSummary } from "./summary";
 import { setTitle } from "./title";
 
@@ -103,10 +104,16 @@ export class ReplayPage implements Page {
     setTitle(null);
   }
 
+  /** What opens a private game's replay and log: its code when this page knows it, and the
+   *  identity (a player of the game may replay it without the code). */
+  private logAccess(): LogAccess {
+    return { code: this.app.session.codes.get(this.room) ?? null, token: this.app.session.token };
+  }
+
   private async loadFacts(): Promise<void> {
     let facts: GameFacts | null = null;
     try {
-      const response = await fetch(`rooms/${encodeURIComponent(this.room)}/log`);
+      const response = await fetchLog(this.room, this.logAccess());
       if (response.ok) {
         const log = (await response.json()) as { game: string; seats: Data[] };
         facts = {
@@ -142,7 +149,7 @@ export class ReplayPage implements Page {
     const resumeAt = this.state?.position ?? 0;
     this.busy = false;
     this.queued = null;
-    this.run({ type: "open_replay", room: this.room, viewer: this.viewer }, () => {
+    this.run({ type: "open_replay", room: this.room, viewer: this.viewer, code: this.logAccess().code }, () => {
       if (resumeAt !== 0) this.seek(resumeAt);
     });
   }
@@ -208,7 +215,7 @@ export class ReplayPage implements Page {
       this.board.update(state.view, [], null);
     } else this.board.update(state.view, [], previous);
     const outcome = state.position === state.length ? outcomeFromView(state.view) : null;
-    replace(this.summaryArea, outcome ? renderSummary(outcome, this.facts?.summary ?? null, null, state.viewer, this.room) : null);
+    replace(this.summaryArea, outcome ? renderSummary(outcome, this.facts?.summary ?? null, null, state.viewer, this.room, this.logAccess()) : null);
     if (state.position >= state.length) this.stopPlay();
   }
 

@@ -22,6 +22,7 @@ import { seatGlyph } from "./lobby";
 import type { Page } from "./page";
 import { navigate, roomLink } from "./router";
 import { type AppState, seatLabel } from "./state";
+import type { LogAccess } from "./logs";
 import { outcomeFromView, renderSummary } from "./summary";
 import { setAlert, setTitle } from "./title";
 
@@ -102,6 +103,11 @@ export class RoomPage implements Page {
     if (copy) this.viewChanged(copy, null);
     else if (!app.entered.has(room)) this.enter();
     if ((copy || app.entered.has(room)) && app.joinOnOpen.delete(room)) void this.joinFirst();
+  }
+
+  /** What reads this room's log once it is over (a private room's code, the identity). */
+  private logAccess(): LogAccess {
+    return { code: this.app.session.codes.get(this.room) ?? this.code ?? null, token: this.app.session.token };
   }
 
   destroy(): void {
@@ -523,7 +529,7 @@ export class RoomPage implements Page {
     const mine = this.app.mySeat(this.room) ?? copy?.seat ?? null;
     if (mine !== null && over) this.app.sound.play(outcome.winners.includes(mine) ? "win" : "lose");
     setAlert(null);
-    replace(this.summaryArea, renderSummary(outcome, this.summary(), over, mine, this.room));
+    replace(this.summaryArea, renderSummary(outcome, this.summary(), over, mine, this.room, this.logAccess()));
     this.drawControls();
   }
 }

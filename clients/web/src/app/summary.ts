@@ -10,6 +10,7 @@
 
 import type { Data, GameOver, OutcomeInfo, RoomSummary } from "../protocol/messages";
 import { h } from "./dom";
+import { fetchLog, type LogAccess } from "./logs";
 import { seatGlyph } from "./lobby";
 import { seatLabel } from "./state";
 
@@ -20,9 +21,9 @@ export interface Reveal {
 }
 
 /** The reveal of a finished game, from `game_over` or the downloadable log. */
-export async function fetchReveal(room: string): Promise<Reveal | null> {
+export async function fetchReveal(room: string, access: LogAccess): Promise<Reveal | null> {
   try {
-    const response = await fetch(`rooms/${encodeURIComponent(room)}/log`, { headers: { Accept: "application/json" } });
+    const response = await fetchLog(room, access);
     if (!response.ok) return null;
     const log = (await response.json()) as Record<string, unknown>;
     if (typeof log.seed !== "string" || typeof log.salt !== "string" || typeof log.commitment !== "string") return null;
@@ -87,7 +88,7 @@ export function renderData(value: unknown, depth = 0): HTMLElement | string {
 }
 
 /** The summary panel; the reveal check fills in when it completes. */
-export function renderSummary(outcome: OutcomeInfo, summary: RoomSummary | null, over: GameOver | null, mySeat: number | null, room: string): HTMLElement {
+export function renderSummary(outcome: OutcomeInfo, summary: RoomSummary | null, over: GameOver | null, mySeat: number | null, room: string, access: LogAccess): HTMLElement {
   const seats = outcome.ranks.map((rank, seat) => ({ seat, rank, score: outcome.scores[seat] ?? 0 }));
   seats.sort((a, b) => a.rank - b.rank || a.seat - b.seat);
   const name = (seat: number) => {
@@ -136,7 +137,7 @@ export function renderSummary(outcome: OutcomeInfo, summary: RoomSummary | null,
       .catch(() => (verdict.textContent = "The check failed to run."));
   };
   if (over) fill({ seed: over.seed, salt: over.salt, commitment: over.commitment });
-  else fetchReveal(room).then(fill, () => fill(null));
+  else fetchReveal(room, access).then(fill, () => fill(null));
 
   const details = outcome.details && Object.keys(outcome.details).length ? h("section.details", null, h("h4", null, "Details"), renderData(outcome.details)) : null;
   return h(

@@ -115,7 +115,7 @@ export type ClientMessage =
   | { type: "resume"; room: string; seq: number; epoch: string; code?: string | null; id?: number }
   | { type: "chat_send"; room: string; text: string; id?: number }
   | { type: "mute"; user: string; muted?: boolean; id?: number }
-  | { type: "open_replay"; room: string; viewer?: number | null; id?: number }
+  | { type: "open_replay"; room: string; viewer?: number | null; code?: string | null; id?: number }
   | { type: "replay_step"; replay: string; steps?: number; id?: number }
   | { type: "replay_seek"; replay: string; position: number; id?: number }
   | { type: "replay_viewer"; replay: string; viewer?: number | null; id?: number }
