@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
@@ -446,6 +446,13 @@ def _print_race(label: str, numbers: dict[str, Any]) -> None:
         )
 
 
+def _fail(command: str, message: str, status: int) -> NoReturn:
+    """Print ``lumin COMMAND: MESSAGE`` as one line on standard error and exit with
+    ``status``."""
+    click.echo(f"lumin {command}: {' '.join(message.split())}", err=True)
+    sys.exit(status)
+
+
 @main.command("bot")
 @click.argument("url")
 @click.argument("room")
@@ -455,11 +462,30 @@ def _print_race(label: str, numbers: dict[str, Any]) -> None:
 @click.option("--token", envvar="LUMIN_TOKEN", default=None, help="Reclaim a seat held before.")
 @click.option("--code", default=None, help="A private room's code.")
 @click.option("--seed", type=int, default=0, show_default=True)
+@click.option(
+    "--give-up",
+    type=click.FloatRange(min=0),
+    default=60.0,
+    show_default=True,
+    help="Seconds to keep reconnecting once the server goes away, then exit 1.",
+)
 def bot_command(url: str, room: str, **options: Any) -> None:
-    """Play a seat of ROOM on the server at URL (ws://HOST:PORT/ws) with one of Lumin's bots."""
+    """Play a seat of ROOM on the server at URL (ws://HOST:PORT/ws) with one of Lumin's bots;
+    print the outcome as JSON. Exits 2 when it cannot take the seat (server unreachable, token,
+    room, seat or code refused, no such bot kind for the room's game), 1 when the game cannot
+    go on (the server stayed away longer than --give-up, or refused a request)."""
+    from clients.sdk import ServerError
+    from lumin.netbot import CannotPlay
     from lumin.netbot import run as run_bot
 
-    result = run_bot(url, room, options.pop("seat"), **options)
+    try:
+        result = run_bot(url, room, options.pop("seat"), **options)
+    except CannotPlay as error:
+        _fail("bot", str(error), 2)
+    except ServerError as error:
+        _fail("bot", str(error), 1)
+    except KeyboardInterrupt:
+        _fail("bot", "interrupted", 130)
     click.echo(json.dumps(result))
 
 
