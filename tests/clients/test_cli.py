@@ -1,5 +1,6 @@
-"""``lumin bot`` on bad input: one clear line on standard error and a non-zero exit, never a
-traceback; run as the real command against a real server on a loopback port."""
+"""``lumin bot`` and ``lumin verify`` on bad input: one clear line on standard error and a
+non-zero exit, never a traceback. ``lumin bot`` runs as the real command against a real server
+on a loopback port; ``lumin verify`` through click's runner."""
 
 from __future__ import annotations
 
@@ -9,18 +10,23 @@ import os
 import random
 import sys
 import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 from typing import Any
 
 import attrs
 import pytest
+from click.testing import CliRunner
 
 from clients.load import free_port
 from clients.sdk import LuminClient, human
+from lumin.cli import main
 from server.app import LuminServer
 from server.config import Settings
 from server.room import Room
 from tests.server.test_play import play_seat
+from tests.server.test_rooms import bots_only, wait_over
 
 LUMIN = Path(sys.executable).parent / "lumin"
 
@@ -154,3 +160,109 @@ async def test_bot_exits_in_one_line_once_the_server_stays_away(settings: Settin
         assert "within 1 s" in line
     finally:
         await ada.close()
+
+
+# -- lumin verify -------------------------------------------------------------------------------
+
+
+def verify(source: str | Path) -> Ran:
+    """``lumin verify SOURCE`` through click's runner."""
+    result = CliRunner().invoke(main, ["verify", str(source)])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    return Ran(result.exit_code, result.stdout, result.stderr)
+
+
+async def finished_log(connect, server: LuminServer) -> dict[str, Any]:
+    """The log document of a finished bots-only game, as the server serves it."""
+    ada: LuminClient = await connect("Ada")
+    room = await bots_only(ada)
+    await ada.watch(room)
+    await wait_over(ada, room)
+    url = f"http://127.0.0.1:{server.port}/rooms/{room}/log"
+    for _ in range(50):  # the store writes the finished game right after game_over
+        try:
+            return await asyncio.to_thread(lambda: json.load(urllib.request.urlopen(url)))
+        except urllib.error.HTTPError:
+            await asyncio.sleep(0.1)
+    raise AssertionError("the log never appeared")
+
+
+def test_verify_a_missing_file_fails_in_one_line(tmp_path: Path) -> None:
+    ran = verify(tmp_path / "missing.json")
+    assert ran.status == 2
+    assert (
+        ran.one_line()
+        == f"lumin verify: cannot read {tmp_path / 'missing.json'}: No such file or directory"
+    )
+
+
+def test_verify_a_folder_fails_in_one_line(tmp_path: Path) -> None:
+    ran = verify(tmp_path)
+    assert ran.status == 2
+    assert ran.one_line().startswith(f"lumin verify: cannot read {tmp_path}: ")
+
+
+@pytest.mark.parametrize(
+    ("content", "says"),
+    [
+        (b"not json at all", "is not JSON"),
+        (b"\xff\xfe\x00", "is not JSON"),
+        (b"[1, 2]", "is not a Lumin game log: the document is not a JSON object"),
+        (b'{"game": "flip_over_frog"}', "is not a Lumin game log: the document has no 'options'"),
+    ],
+)
+def test_verify_a_file_that_is_no_log_fails_in_one_line(
+    tmp_path: Path, content: bytes, says: str
+) -> None:
+    path = tmp_path / "log.json"
+    path.write_bytes(content)
+    ran = verify(path)
+    assert ran.status == 2
+    assert ran.one_line().startswith(f"lumin verify: {path} "), ran.stderr
+    assert says in ran.stderr
+
+
+async def test_verify_a_log_with_broken_fields_fails_in_one_line(
+    connect, server, tmp_path: Path
+) -> None:
+    document = await finished_log(connect, server)
+    path = tmp_path / "log.json"
+    no_events = {k: v for k, v in document["records"][1].items() if k != "events"}
+    breakages = {
+        "its game 'chess' is not one Lumin hosts": {"game": "chess"},
+        "its 'seed' is not hexadecimal": {"seed": "zz"},
+        "the document's 'records' has the wrong type": {"records": {}},
+        "record 1 has no 'events' field": {"records": [document["records"][0], no_events]},
+        "record 0's 'seq' has the wrong type": {"records": [{**no_events, "seq": "1"}]},
+    }
+    for says, change in breakages.items():
+        path.write_text(json.dumps({**document, **change}))
+        ran = verify(path)
+        assert ran.status == 2, says
+        assert ran.one_line() == f"lumin verify: {path} is not a Lumin game log: {says}"
+
+
+async def test_verify_a_good_log_and_a_tampered_one(connect, server, tmp_path: Path) -> None:
+    document = await finished_log(connect, server)
+    path = tmp_path / "log.json"
+    path.write_text(json.dumps(document))
+    ran = verify(path)
+    assert ran.status == 0 and "verified" in ran.stdout and not ran.stderr
+    document["seed"] = "00" * (len(document["seed"]) // 2)
+    path.write_text(json.dumps(document))
+    ran = verify(path)
+    assert ran.status == 1 and "MISMATCH" in ran.stdout
+
+
+async def test_verify_an_unreachable_url_fails_in_one_line() -> None:
+    url = f"http://127.0.0.1:{free_port()}/rooms/r-none/log"
+    ran = await asyncio.to_thread(verify, url)
+    assert ran.status == 2
+    assert ran.one_line().startswith(f"lumin verify: cannot fetch {url}: ")
+
+
+async def test_verify_a_url_without_a_log_fails_in_one_line(server) -> None:
+    url = f"http://127.0.0.1:{server.port}/rooms/r-none/log"
+    ran = await asyncio.to_thread(verify, url)
+    assert ran.status == 2
+    assert ran.one_line() == f"lumin verify: {url} answered HTTP 404 Not Found"
