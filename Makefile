@@ -8,7 +8,7 @@ WEB_STAMP := $(WEB)/node_modules/.installed
 CHROMIUM := /usr/bin/chromium
 
 .PHONY: setup run test lint typecheck unit bench-smoke clean
-.PHONY: chromium web-deps web-build web-vectors web-unit web-weight web-e2e web-test
+.PHONY: chromium web-deps web-build web-fresh-build web-vectors web-unit web-weight web-e2e web-test
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -50,11 +50,17 @@ $(WEB_STAMP): $(WEB)/package-lock.json
 
 web-deps: $(WEB_STAMP)
 
+# The product build type-checks src/ only (tsconfig.json): it never needs the generated vectors.
 web-build: web-deps
 	cd $(WEB) && npm run build
 
+# The same build from only the files git would commit, as a fresh clone has them.
+web-fresh-build: web-deps
+	cd $(WEB) && bash scripts/fresh-build.sh
+
 # The unit tests check the TypeScript codec, deltas and legal expansion against vectors the
 # Python reference (protocol/, engine/) writes; regenerated each run so they never go stale.
+# test:unit type-checks the tests (tsconfig.test.json) once the vectors exist, then runs Vitest.
 web-vectors: setup
 	$(BIN)/python $(WEB)/scripts/make_vectors.py
 
@@ -69,7 +75,7 @@ web-weight: web-build
 web-e2e: setup chromium web-build
 	cd $(WEB) && npm run test:e2e
 
-web-test: web-unit web-weight web-e2e
+web-test: web-fresh-build web-unit web-weight web-e2e
 
 test: lint typecheck unit bench-smoke web-test
 

@@ -10,26 +10,47 @@
         answer = await client.act(room, {"type": "play", "tile": "R1", "space": 5})
 
 Every request returns the server's answer to it (matched by request id) within the client's
-``timeout``, or raises :class:`ServerError` with the server's code and sentence. Deltas and
+``timeout`` (else :class:`RequestTimeout`, code ``timeout``), or raises :class:`ServerError`
+with the server's code and sentence. Deltas and
 snapshots are applied by the sans-I/O :class:`protocol.connection.ClientConnection`;
-:meth:`LuminClient.changed` waits for the next change of a room's view. A client that
-misses a delta resumes by itself.
+:meth:`LuminClient.changed` waits, as long as it takes unless given a timeout, for the next
+change of a room's view. A client that misses a delta resumes by itself.
+
+When the connection drops, the client reconnects with backoff (``tenacity``: at once, then
+after 0.5 s doubling to 10 s, with jitter), says ``hello`` with its token and sends ``resume``
+for every room it holds a copy of. Requests in flight when it dropped, and requests made while
+it is away, raise :class:`ConnectionLost` with code ``disconnected``;
+:meth:`~LuminClient.changed` keeps waiting and returns once the resume's answer arrives. A
+client that cannot reconnect within ``give_up`` seconds ends: every waiting and later call
+raises :class:`ConnectionLost` with code ``gave_up``.
+
+What the client keeps per connection is bounded: :attr:`~LuminClient.messages`,
+:attr:`~LuminClient.chat` and :attr:`~LuminClient.errors` hold the newest ``keep`` items (1000
+by default) and drop the oldest.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections import deque
 from collections.abc import Mapping, Sequence
 from types import TracebackType
-from typing import Any
+from typing import Any, TypeVar
 
+from tenacity import (
+    AsyncRetrying,
+    retry_if_exception_type,
+    stop_before_delay,
+    wait_exponential,
+    wait_random,
+)
 from websockets.asyncio.client import ClientConnection as Socket
 from websockets.asyncio.client import connect
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosed, WebSocketException
 
-from protocol.connection import ClientConnection
-from protocol.errors import ProtocolError
+from protocol.connection import ClientConnection, InvalidState
+from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import (
     Act,
     ChatMessage,
@@ -64,16 +85,75 @@ from protocol.messages import (
     Welcome,
 )
 
-__all__ = ["LuminClient", "ServerError", "bot", "human"]
+__all__ = [
+    "ConnectionLost",
+    "LuminClient",
+    "Recent",
+    "RequestTimeout",
+    "ServerError",
+    "bot",
+    "human",
+]
+
+T = TypeVar("T")
+
+#: What a failed attempt to open a connection raises: refused, reset, timed out, a handshake
+#: the server answered with an HTTP error, a socket that closed before ``welcome``.
+NETWORK_ERRORS = (OSError, WebSocketException)
 
 
 class ServerError(Exception):
-    """The server refused a request: ``code`` and ``message`` as it sent them."""
+    """The server refused a request: ``code`` and ``message`` as it sent them (or one of the
+    client's own codes, see :class:`ConnectionLost`)."""
 
     def __init__(self, code: str, message: str) -> None:
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
+
+
+class ConnectionLost(ServerError):
+    """No answer can come over the connection. ``code`` says why: ``unreachable`` (no Lumin
+    server answered at the URL), ``disconnected`` (the connection dropped before the answer, or
+    the request was made while the client is reconnecting), ``gave_up`` (no reconnect within
+    ``give_up`` seconds; the client has ended) or ``closed`` (the client was closed)."""
+
+
+class RequestTimeout(ServerError, TimeoutError):
+    """No answer came within the client's ``timeout`` (code ``timeout``); also a
+    :class:`TimeoutError`."""
+
+
+class Recent(asyncio.Queue[T]):
+    """An :class:`asyncio.Queue` that keeps only the newest ``maxsize`` items: putting into a
+    full queue drops the oldest item (counted in :attr:`dropped`) instead of waiting."""
+
+    def __init__(self, maxsize: int) -> None:
+        if maxsize < 1:
+            raise ValueError("a Recent queue keeps at least one item")
+        super().__init__(maxsize)
+        #: How many items were dropped to make room for newer ones.
+        self.dropped = 0
+
+    def put_nowait(self, item: T) -> None:
+        """Add ``item``, dropping the oldest item first when the queue is full."""
+        if self.full():
+            self.get_nowait()
+            self.task_done()
+            self.dropped += 1
+        super().put_nowait(item)
+
+    async def put(self, item: T) -> None:
+        """Add ``item`` at once (never waits; see :meth:`put_nowait`)."""
+        self.put_nowait(item)
+
+
+def _describe(error: BaseException) -> str:
+    """A short sentence for a network error (some, like a timeout, have no text of their own)."""
+    text = str(error).strip()
+    if isinstance(error, TimeoutError) and not text:
+        return "timed out"
+    return text or type(error).__name__
 
 
 def human(**choices: Any) -> SeatChoice:
@@ -87,37 +167,102 @@ def bot(kind: str | None = None, **choices: Any) -> SeatChoice:
 
 
 class LuminClient:
-    """One connection to a Lumin server (see the module docstring)."""
+    """One connection to a Lumin server, kept open across drops (see the module docstring).
 
-    def __init__(self, socket: Socket, name: str, timeout: float = 30.0) -> None:
-        self.socket = socket
-        self.timeout = timeout
+    Make one with :meth:`connect`. ``timeout`` bounds each request's wait for its answer;
+    ``give_up`` bounds reconnecting after a drop; ``new_identity`` accepts the new identity the
+    server gives when it refuses ``token`` (else that is an error); ``keep`` bounds
+    :attr:`messages`, :attr:`chat` and :attr:`errors`.
+    """
+
+    #: Seconds to wait after the first failed reconnect attempt (the first is at once), and the
+    #: most between two (doubling between, each wait up to a quarter second longer at random so
+    #: that clients do not reconnect in step).
+    RECONNECT_FIRST = 0.5
+    RECONNECT_MAX = 10.0
+
+    def __init__(
+        self,
+        url: str,
+        name: str,
+        *,
+        origin: str | None = None,
+        timeout: float = 30.0,
+        give_up: float = 60.0,
+        new_identity: bool = False,
+        keep: int = 1000,
+    ) -> None:
+        self.url = url
         self.name = name
+        self.origin = origin
+        self.timeout = timeout
+        self.give_up = give_up
+        self.new_identity = new_identity
+        self.socket: Socket | None = None
         self.conn = ClientConnection()
         self.welcome: Welcome | None = None
+        #: The ``bad_token`` error of the last handshake, when ``new_identity`` accepted it.
+        self.token_refused: Error | None = None
         self.answers: dict[int, asyncio.Future[Message]] = {}
-        self.messages: asyncio.Queue[Message] = asyncio.Queue()
-        self.chat: list[ChatMessage] = []
+        #: Every message received, newest ``keep`` (an asyncio queue: ``await messages.get()``).
+        self.messages: Recent[Message] = Recent(keep)
+        #: The newest ``keep`` chat lines.
+        self.chat: deque[ChatMessage] = deque(maxlen=keep)
+        #: The newest ``keep`` frames that did not decode or deltas that did not fit.
+        self.errors: deque[ProtocolError] = deque(maxlen=keep)
         self.game_over: dict[str, GameOver] = {}
         #: The latest summary of every room this client is in (game, seats, state...).
         self.room_info: dict[str, RoomSummary] = {}
+        #: Private rooms' codes (from :meth:`join`, :meth:`watch`, :meth:`create_room`), sent
+        #: again with their ``resume`` after a reconnect.
+        self.codes: dict[str, str] = {}
+        #: Why the client ended for good (``gave_up``, ``bad_token``...), once it has.
+        self.failure: ServerError | None = None
+        self.last_created: RoomCreated | None = None
         self._changed: dict[str, asyncio.Event] = {}
         self._reader: asyncio.Task[None] | None = None
-        self.errors: list[ProtocolError] = []
-        self.last_created: RoomCreated | None = None
+        self._online = False
+        self._closing = False
+        self._ended = False
+        self._resuming: dict[int, str] = {}
 
     @classmethod
     async def connect(
-        cls, url: str, name: str, token: str | None = None, origin: str | None = None
+        cls,
+        url: str,
+        name: str,
+        token: str | None = None,
+        origin: str | None = None,
+        *,
+        timeout: float = 30.0,
+        give_up: float = 60.0,
+        new_identity: bool = False,
+        keep: int = 1000,
     ) -> LuminClient:
-        """Open a connection and say hello; the returned client holds its ``welcome``."""
-        socket = await connect(url, origin=origin, max_size=None, compression=None)  # type: ignore[arg-type]
-        client = cls(socket, name)
-        client._reader = asyncio.create_task(client._read())
-        hello = client.conn.hello(name, token=token, client="lumin-python")
-        welcome = await client._request_sent(hello)
-        assert isinstance(welcome, Welcome)
-        client.welcome = welcome
+        """Open a connection and say hello; the returned client holds its ``welcome``.
+
+        Raises :class:`ConnectionLost` (``unreachable``) when no Lumin server answers at
+        ``url``, and :class:`ServerError` (``bad_token``) when the server does not know
+        ``token`` (its seats cannot be reclaimed), unless ``new_identity`` is true: then the
+        client plays under the new identity the server gives and keeps the refusal in
+        :attr:`token_refused`.
+        """
+        client = cls(
+            url,
+            name,
+            origin=origin,
+            timeout=timeout,
+            give_up=give_up,
+            new_identity=new_identity,
+            keep=keep,
+        )
+        try:
+            await client._open(token)
+        except NETWORK_ERRORS as error:
+            message = f"Cannot reach a Lumin server at {url}: {_describe(error)}"
+            raise ConnectionLost("unreachable", message) from error
+        client._online = True
+        client._reader = asyncio.create_task(client._run())
         return client
 
     @property
@@ -129,6 +274,11 @@ class LuminClient:
     def user(self) -> str:
         assert self.welcome is not None
         return self.welcome.user
+
+    @property
+    def online(self) -> bool:
+        """Whether the connection is up now (false while reconnecting, and once ended)."""
+        return self._online
 
     async def __aenter__(self) -> LuminClient:
         return self
@@ -142,17 +292,95 @@ class LuminClient:
         await self.close()
 
     async def close(self) -> None:
-        """Close the connection."""
-        await self.socket.close()
+        """Close the connection and stop reconnecting; later calls raise ``closed``."""
+        self._closing = True
+        if self.socket is not None:
+            await self.socket.close()
         if self._reader is not None:
             self._reader.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._reader
+        self._end()
 
     # -- plumbing -------------------------------------------------------------------------------
 
-    async def _read(self) -> None:
+    async def _open(self, token: str | None) -> None:
+        """Open a socket and shake hands on it with a fresh :class:`ClientConnection` that keeps
+        the room copies of the last one; on success it becomes :attr:`socket` and :attr:`conn`
+        (the caller marks the client online). Network errors propagate; a refused token raises
+        ``bad_token`` unless ``new_identity``."""
+        socket = await connect(
+            self.url,
+            origin=self.origin,  # type: ignore[arg-type]
+            max_size=None,
+            compression=None,
+            open_timeout=self.timeout,
+        )
         try:
+            conn = ClientConnection(views=self.conn.views)
+            conn.hello(self.name, token=token, client="lumin-python")
+            for frame in conn.data_to_send():
+                await socket.send(frame)
+            welcome, refused = await asyncio.wait_for(self._welcome(socket, conn), self.timeout)
+            if refused is not None and not self.new_identity:
+                raise ServerError(
+                    ErrorCode.BAD_TOKEN.value,
+                    "The server does not know this token, so its identity and seats cannot be"
+                    " reclaimed (accept a new identity with new_identity=True).",
+                )
+        except BaseException:
+            await socket.close()
+            raise
+        self.socket, self.conn, self.welcome, self.token_refused = socket, conn, welcome, refused
+
+    async def _welcome(
+        self, socket: Socket, conn: ClientConnection
+    ) -> tuple[Welcome, Error | None]:
+        """Read until ``welcome``; returns it and the ``bad_token`` error that came before it,
+        if any. A fatal error raises :class:`ServerError`; a socket that closes first raises
+        :class:`ConnectionClosed`."""
+        refused: Error | None = None
+        while True:
+            frame = await socket.recv()
+            if isinstance(frame, str):
+                continue
+            conn.receive_data(frame)
+            for event in conn.events_received():
+                if isinstance(event, ProtocolError):
+                    self.errors.append(event)
+                elif isinstance(event, Welcome):
+                    return event, refused
+                elif isinstance(event, Error) and event.code == ErrorCode.BAD_TOKEN.value:
+                    refused = event
+                elif isinstance(event, Error) and event.fatal:
+                    raise ServerError(event.code, event.message)
+
+    async def _run(self) -> None:
+        """Read until the client is closed; after each drop, fail the requests in flight and
+        reconnect; end the client when reconnecting fails."""
+        try:
+            while True:
+                await self._read()
+                self._online = False
+                if self._closing:
+                    return
+                self._fail_requests(
+                    ConnectionLost(
+                        "disconnected", "The connection to the server dropped before the answer."
+                    )
+                )
+                await self._reconnect()
+        except ServerError as error:
+            self.failure = error
+        except Exception as error:  # a bug: surface it to every caller instead of hanging them
+            self.failure = ServerError("internal", f"The client failed: {error!r}")
+        finally:
+            self._end()
+
+    async def _read(self) -> None:
+        """Take frames from the current socket until it closes."""
+        assert self.socket is not None
+        with contextlib.suppress(ConnectionClosed, OSError):
             async for frame in self.socket:
                 if isinstance(frame, str):
                     continue
@@ -162,21 +390,66 @@ class LuminClient:
                         self.errors.append(event)
                         continue
                     self._dispatch(event)
-                await self._write()
-        except ConnectionClosed:
-            pass
-        finally:
-            for future in self.answers.values():
-                if not future.done():
-                    future.set_exception(ServerError("closed", "The connection closed."))
+                await self._flush()
+
+    async def _reconnect(self) -> None:
+        """Open a new connection with backoff for at most ``give_up`` seconds, say ``hello``
+        with the token and ``resume`` every room held; raise ``gave_up`` when no attempt
+        succeeds in time (``bad_token`` and fatal errors are not retried)."""
+        deadline = asyncio.get_running_loop().time() + self.give_up
+        retrying = AsyncRetrying(
+            stop=stop_before_delay(self.give_up),
+            wait=wait_exponential(multiplier=self.RECONNECT_FIRST, max=self.RECONNECT_MAX)
+            + wait_random(0, 0.25),
+            retry=retry_if_exception_type(NETWORK_ERRORS),
+            reraise=True,
+        )
+        try:
+            async for attempt in retrying:
+                with attempt:
+                    async with asyncio.timeout_at(deadline):
+                        await self._open(self.token)
+        except NETWORK_ERRORS as error:
+            raise ConnectionLost(
+                "gave_up",
+                f"Lost the connection to {self.url} and could not reconnect within"
+                f" {self.give_up:g} s ({_describe(error)}).",
+            ) from error
+        resumes = self.conn.resume_all(self.codes)
+        self._resuming = {r.id: r.room for r in resumes if r.id is not None}
+        self._online = True  # requests made from now on go out after the resumes
+        with contextlib.suppress(ConnectionClosed, OSError):
+            await self._flush()  # a socket that drops again is seen by the next _read
+
+    def _fail_requests(self, error: ServerError) -> None:
+        """Fail every request still waiting for its answer with ``error``."""
+        for future in self.answers.values():
+            if not future.done():
+                future.set_exception(error)
+
+    def _end(self) -> None:
+        """Mark the client ended: requests fail, and every wait for a change wakes to raise."""
+        self._online = False
+        self._ended = True
+        self._fail_requests(self._final())
+        for event in self._changed.values():
+            event.set()
+
+    def _final(self) -> ServerError:
+        """What calls on an ended client raise."""
+        return self.failure or ConnectionLost("closed", "The client is closed.")
 
     def _dispatch(self, message: Message) -> None:
+        """Answer the request ``message`` refers to, keep what it tells (chat, game over, room
+        summary), wake the waits for its room and queue it in :attr:`messages`."""
         ref = getattr(message, "ref", None)
         if ref is not None and ref in self.answers:
             future = self.answers.pop(ref)
             if not future.done():
                 future.set_result(message)
         room = getattr(message, "room", None)
+        if ref is not None and ref in self._resuming:
+            room = self._resuming.pop(ref)  # caught up (or refused) after a reconnect
         if isinstance(message, ChatMessage):
             self.chat.append(message)
         if isinstance(message, GameOver):
@@ -189,27 +462,54 @@ class LuminClient:
         self.messages.put_nowait(message)
 
     def _event(self, room: str) -> asyncio.Event:
+        """The event set whenever something arrives for ``room``."""
         return self._changed.setdefault(room, asyncio.Event())
 
-    async def _write(self) -> None:
+    async def _flush(self) -> None:
+        """Write the frames the connection queued (network errors propagate)."""
+        assert self.socket is not None
         for frame in self.conn.data_to_send():
             await self.socket.send(frame)
 
+    def _check_usable(self) -> None:
+        """Raise when no request can go out now: the client ended, or is reconnecting."""
+        if self._ended:
+            raise self._final()
+        if not self._online:
+            raise ConnectionLost(
+                "disconnected", "Not connected to the server now; the client is reconnecting."
+            )
+
     async def _request_sent(self, message: Message) -> Message:
+        """Write the queued frames and wait for the answer to ``message`` (sent already)."""
         request_id = getattr(message, "id", None)
         assert request_id is not None
         future: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
         self.answers[request_id] = future
-        await self._write()
         try:
-            return await asyncio.wait_for(future, self.timeout)
+            try:
+                await self._flush()
+            except (ConnectionClosed, OSError) as error:
+                raise ConnectionLost(
+                    "disconnected", f"The connection to the server dropped ({_describe(error)})."
+                ) from error
+            try:
+                return await asyncio.wait_for(future, self.timeout)
+            except TimeoutError:
+                raise RequestTimeout(
+                    "timeout", f"The server did not answer within {self.timeout:g} s."
+                ) from None
         finally:
             self.answers.pop(request_id, None)
 
     async def request(self, message: Message) -> Message:
         """Send a request and return the server's answer; raise :class:`ServerError` for an
-        ``error`` answer."""
-        sent = self.conn.send(message)
+        ``error`` answer, :class:`ConnectionLost` when the connection is not there for it."""
+        self._check_usable()
+        try:
+            sent = self.conn.send(message)
+        except InvalidState:  # the server said bye; the socket closes next
+            raise ConnectionLost("disconnected", "The server closed the connection.") from None
         answer = await self._request_sent(sent)
         if isinstance(answer, Error):
             raise ServerError(answer.code, answer.message)
@@ -217,6 +517,8 @@ class LuminClient:
 
     async def send_raw(self, frame: bytes | str) -> None:
         """Send a frame as is (tests of bad input)."""
+        self._check_usable()
+        assert self.socket is not None
         await self.socket.send(frame)
 
     # -- views ----------------------------------------------------------------------------------
@@ -236,10 +538,18 @@ class LuminClient:
         copy = self.conn.views.get(room)
         return -1 if copy is None else copy.seq
 
-    async def changed(self, room: str, timeout: float = 10.0) -> None:
-        """Wait until something arrives for ``room`` (a delta, snapshot, update...)."""
+    async def changed(self, room: str, timeout: float | None = None) -> None:
+        """Wait until something arrives for ``room`` (a delta, snapshot, update, the answer to
+        its resume after a reconnect...) since the last call returned, as long as it takes;
+        with ``timeout``, raise :class:`TimeoutError` after that many seconds. Reconnecting
+        does not end the wait; a client that has ended (gave up, closed) raises why."""
+        if self._ended:
+            raise self._final()
         event = self._event(room)
-        await asyncio.wait_for(event.wait(), timeout)
+        async with asyncio.timeout(timeout):
+            await event.wait()
+        if self._ended:
+            raise self._final()
         event.clear()
 
     # -- requests -------------------------------------------------------------------------------
@@ -284,19 +594,32 @@ class LuminClient:
         )
         assert isinstance(answer, RoomCreated)
         self.last_created = answer
+        if answer.code is not None:
+            self.codes[answer.room] = answer.code
         return answer.room
 
+    def _remember_code(self, room: str, code: str | None) -> None:
+        """Keep a private room's code for the ``resume`` after a reconnect."""
+        if code is not None:
+            self.codes[room] = code
+
     async def join(self, room: str, seat: int, code: str | None = None) -> None:
+        """Take ``seat`` of ``room`` (or reclaim it); its snapshot has arrived on return."""
         await self.request(JoinSeat(room=room, seat=seat, code=code))
+        self._remember_code(room, code)
 
     async def watch(self, room: str, code: str | None = None) -> None:
+        """Watch ``room``; its snapshot has arrived on return (its ``room_info`` may follow)."""
         await self.request(WatchRoom(room=room, code=code))
+        self._remember_code(room, code)
 
     async def ready(self, room: str, ready: bool = True) -> None:
         await self.request(Ready(room=room, ready=ready))
 
     async def leave(self, room: str) -> None:
+        """Leave ``room``: its copy and code are dropped (after the start the seat stays yours)."""
         await self.request(Leave(room=room))
+        self.codes.pop(room, None)
 
     async def start(self, room: str) -> None:
         await self.request(Start(room=room))

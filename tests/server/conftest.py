@@ -55,8 +55,8 @@ def url(server: LuminServer) -> str:
 async def connect(url: str) -> AsyncIterator[Callable[..., object]]:
     clients: list[LuminClient] = []
 
-    async def open_client(name: str = "Ada", token: str | None = None) -> LuminClient:
-        client = await LuminClient.connect(url, name, token=token)
+    async def open_client(name: str = "Ada", token: str | None = None, **options) -> LuminClient:
+        client = await LuminClient.connect(url, name, token=token, **options)
         clients.append(client)
         return client
 

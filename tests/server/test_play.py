@@ -47,10 +47,11 @@ async def test_network_bot_plays_a_seat_like_a_person(connect, url) -> None:
     ada: LuminClient = await connect("Ada")
     room = await ada.create_room("flip_over_frog", seats=[bot("bot"), human()])
     remote = asyncio.create_task(play_over_network(url, room, 1, name="Remote bot"))
-    # The remote bot joins, then says it is ready: start once both are seen.
+    # The bot joins, then says ready: start only once both are seen.
     while not ada.room_info.get(room) or not ada.room_info[room].seats[1].ready:
         await ada.watch(room)
         await ada.changed(room)
+    assert ada.room_info[room].seats[1].kind == "human"
     await ada.start(room)
     result = await asyncio.wait_for(remote, 60)
     assert sorted(result["ranks"])[0] == 1

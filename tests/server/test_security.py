@@ -67,7 +67,11 @@ async def test_token_reclaims_seat_but_forged_token_reclaims_nothing(connect) ->
     assert again.user == ada.user and room in again.welcome.rooms
     await again.join(room, 0)
     assert "hand" in again.view(room)
-    forged = await connect("Mallory", token=token[:-2] + "xx")
+    with pytest.raises(ServerError) as refused:
+        await connect("Mallory", token=token[:-2] + "xx")
+    assert refused.value.code == "bad_token"
+    forged = await connect("Mallory", token=token[:-2] + "xx", new_identity=True)
+    assert forged.token_refused is not None and forged.token_refused.code == "bad_token"
     assert forged.user != ada.user and forged.token != token
     assert room not in forged.welcome.rooms
     with pytest.raises(ServerError) as refused:

@@ -1,0 +1,268 @@
+"""``lumin bot`` and ``lumin verify`` on bad input: one clear line on standard error and a
+non-zero exit, never a traceback. ``lumin bot`` runs as the real command against a real server
+on a loopback port; ``lumin verify`` through click's runner."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import attrs
+import pytest
+from click.testing import CliRunner
+
+from clients.load import free_port
+from clients.sdk import LuminClient, human
+from lumin.cli import main
+from server.app import LuminServer
+from server.config import Settings
+from server.room import Room
+from tests.server.test_play import play_seat
+from tests.server.test_rooms import bots_only, wait_over
+
+LUMIN = Path(sys.executable).parent / "lumin"
+
+
+@attrs.frozen
+class Ran:
+    """What a finished command did."""
+
+    status: int
+    stdout: str
+    stderr: str
+
+    def one_line(self) -> str:
+        """The single line on standard error (fails when there is not exactly one)."""
+        lines = self.stderr.splitlines()
+        assert len(lines) == 1, self.stderr
+        assert "Traceback" not in self.stderr
+        return lines[0]
+
+
+async def lumin(*args: str, seconds: float = 60) -> Ran:
+    """Run the ``lumin`` command without blocking the event loop the test server runs on;
+    killed (and the test failed) after ``seconds``."""
+    env = {k: v for k, v in os.environ.items() if k != "LUMIN_TOKEN"}
+    process = await asyncio.create_subprocess_exec(
+        str(LUMIN),
+        *args,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env=env,
+    )
+    try:
+        out, err = await asyncio.wait_for(process.communicate(), seconds)
+    except TimeoutError:
+        process.kill()
+        await process.wait()
+        raise AssertionError(f"lumin {' '.join(args)} still running after {seconds} s") from None
+    assert process.returncode is not None
+    return Ran(process.returncode, out.decode(), err.decode())
+
+
+@pytest.fixture
+def joins(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The seats anyone asked the server to join, in order."""
+    asked: list[int] = []
+    original = Room.join
+
+    async def spying(self: Room, peer: Any, seat: int, code: str | None) -> None:
+        asked.append(seat)
+        await original(self, peer, seat, code)
+
+    monkeypatch.setattr(Room, "join", spying)
+    return asked
+
+
+# -- lumin bot ----------------------------------------------------------------------------------
+
+
+async def test_bot_with_an_unreachable_url_fails_in_one_line() -> None:
+    ran = await lumin("bot", f"ws://127.0.0.1:{free_port()}/ws", "r-none", "--seat", "1")
+    assert ran.status == 2
+    assert ran.one_line().startswith("lumin bot: unreachable: Cannot reach a Lumin server at ws://")
+
+
+async def test_bot_with_a_bad_url_fails_in_one_line() -> None:
+    ran = await lumin("bot", "127.0.0.1:8700", "r-none", "--seat", "1")
+    assert ran.status == 2
+    assert ran.one_line().startswith("lumin bot: unreachable: ")
+
+
+async def test_bot_of_an_unknown_kind_fails_before_taking_a_seat(connect, url, joins) -> None:
+    ada: LuminClient = await connect("Ada")
+    room = await ada.create_room("flip_over_frog", seats=[human(), human()], sit=0)
+    ran = await lumin("bot", url, room, "--seat", "1", "--kind", "nope")
+    assert ran.status == 2
+    line = ran.one_line()
+    assert line.startswith("lumin bot: Flip Over Frog has no bot 'nope' (its bots: "), line
+    assert joins == [], "the bot asked for no seat"
+
+
+async def test_bot_in_a_room_that_does_not_exist_fails_in_one_line(url, joins) -> None:
+    ran = await lumin("bot", url, "r-none", "--seat", "1")
+    assert ran.status == 2
+    assert ran.one_line().startswith("lumin bot: no_such_room: ")
+    assert joins == []
+
+
+async def test_bot_with_an_unknown_token_fails_in_one_line(connect, url, joins) -> None:
+    ada: LuminClient = await connect("Ada")
+    room = await ada.create_room("flip_over_frog", seats=[human(), human()], sit=0)
+    ran = await lumin("bot", url, room, "--seat", "1", "--token", "tk_forged")
+    assert ran.status == 2
+    assert ran.one_line().startswith("lumin bot: bad_token: ")
+    assert joins == []
+
+
+async def test_bot_plays_a_whole_game_and_prints_its_outcome(connect, url) -> None:
+    ada: LuminClient = await connect("Ada")
+    room = await ada.create_room("flip_over_frog", seats=[human(), human()], sit=0)
+    running = asyncio.create_task(lumin("bot", url, room, "--seat", "1", "--seed", "4"))
+    async with asyncio.timeout(30):
+        while not (ada.room_info.get(room) and ada.room_info[room].seats[1].ready):
+            await ada.changed(room)
+    await ada.ready(room)
+    await ada.start(room)
+    await asyncio.wait_for(play_seat(ada, room, random.Random(2), "flip_over_frog"), 60)
+    ran = await running
+    assert ran.status == 0, ran.stderr
+    outcome = json.loads(ran.stdout)
+    assert list(outcome["ranks"]) == list(ada.game_over[room].outcome.ranks)
+
+
+async def test_bot_exits_in_one_line_once_the_server_stays_away(settings: Settings) -> None:
+    lumin_server = LuminServer(settings)
+    await lumin_server.start()
+    url = f"ws://127.0.0.1:{lumin_server.port}/ws"
+    ada = await LuminClient.connect(url, "Ada", give_up=0)
+    try:
+        room = await ada.create_room("flip_over_frog", seats=[human(), human()], sit=0)
+        running = asyncio.create_task(lumin("bot", url, room, "--seat", "1", "--give-up", "1"))
+        async with asyncio.timeout(30):
+            while not (ada.room_info.get(room) and ada.room_info[room].seats[1].ready):
+                await ada.changed(room)
+        await lumin_server.stop()
+        stopped = time.monotonic()
+        ran = await running
+        assert time.monotonic() - stopped < 10
+        assert ran.status == 1
+        line = ran.one_line()
+        assert line.startswith("lumin bot: gave_up: Lost the connection to ws://"), line
+        assert "within 1 s" in line
+    finally:
+        await ada.close()
+
+
+# -- lumin verify -------------------------------------------------------------------------------
+
+
+def verify(source: str | Path) -> Ran:
+    """``lumin verify SOURCE`` through click's runner."""
+    result = CliRunner().invoke(main, ["verify", str(source)])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    return Ran(result.exit_code, result.stdout, result.stderr)
+
+
+async def finished_log(connect, server: LuminServer) -> dict[str, Any]:
+    """The log document of a finished bots-only game, as the server serves it."""
+    ada: LuminClient = await connect("Ada")
+    room = await bots_only(ada)
+    await ada.watch(room)
+    await wait_over(ada, room)
+    url = f"http://127.0.0.1:{server.port}/rooms/{room}/log"
+    for _ in range(50):  # the store writes the finished game right after game_over
+        try:
+            return await asyncio.to_thread(lambda: json.load(urllib.request.urlopen(url)))
+        except urllib.error.HTTPError:
+            await asyncio.sleep(0.1)
+    raise AssertionError("the log never appeared")
+
+
+def test_verify_a_missing_file_fails_in_one_line(tmp_path: Path) -> None:
+    ran = verify(tmp_path / "missing.json")
+    assert ran.status == 2
+    assert (
+        ran.one_line()
+        == f"lumin verify: cannot read {tmp_path / 'missing.json'}: No such file or directory"
+    )
+
+
+def test_verify_a_folder_fails_in_one_line(tmp_path: Path) -> None:
+    ran = verify(tmp_path)
+    assert ran.status == 2
+    assert ran.one_line().startswith(f"lumin verify: cannot read {tmp_path}: ")
+
+
+@pytest.mark.parametrize(
+    ("content", "says"),
+    [
+        (b"not json at all", "is not JSON"),
+        (b"\xff\xfe\x00", "is not JSON"),
+        (b"[1, 2]", "is not a Lumin game log: the document is not a JSON object"),
+        (b'{"game": "flip_over_frog"}', "is not a Lumin game log: the document has no 'options'"),
+    ],
+)
+def test_verify_a_file_that_is_no_log_fails_in_one_line(
+    tmp_path: Path, content: bytes, says: str
+) -> None:
+    path = tmp_path / "log.json"
+    path.write_bytes(content)
+    ran = verify(path)
+    assert ran.status == 2
+    assert ran.one_line().startswith(f"lumin verify: {path} "), ran.stderr
+    assert says in ran.stderr
+
+
+async def test_verify_a_log_with_broken_fields_fails_in_one_line(
+    connect, server, tmp_path: Path
+) -> None:
+    document = await finished_log(connect, server)
+    path = tmp_path / "log.json"
+    no_events = {k: v for k, v in document["records"][1].items() if k != "events"}
+    breakages = {
+        "its game 'chess' is not one Lumin hosts": {"game": "chess"},
+        "its 'seed' is not hexadecimal": {"seed": "zz"},
+        "the document's 'records' has the wrong type": {"records": {}},
+        "record 1 has no 'events' field": {"records": [document["records"][0], no_events]},
+        "record 0's 'seq' has the wrong type": {"records": [{**no_events, "seq": "1"}]},
+    }
+    for says, change in breakages.items():
+        path.write_text(json.dumps({**document, **change}))
+        ran = verify(path)
+        assert ran.status == 2, says
+        assert ran.one_line() == f"lumin verify: {path} is not a Lumin game log: {says}"
+
+
+async def test_verify_a_good_log_and_a_tampered_one(connect, server, tmp_path: Path) -> None:
+    document = await finished_log(connect, server)
+    path = tmp_path / "log.json"
+    path.write_text(json.dumps(document))
+    ran = verify(path)
+    assert ran.status == 0 and "verified" in ran.stdout and not ran.stderr
+    document["seed"] = "00" * (len(document["seed"]) // 2)
+    path.write_text(json.dumps(document))
+    ran = verify(path)
+    assert ran.status == 1 and "MISMATCH" in ran.stdout
+
+
+async def test_verify_an_unreachable_url_fails_in_one_line() -> None:
+    url = f"http://127.0.0.1:{free_port()}/rooms/r-none/log"
+    ran = await asyncio.to_thread(verify, url)
+    assert ran.status == 2
+    assert ran.one_line().startswith(f"lumin verify: cannot fetch {url}: ")
+
+
+async def test_verify_a_url_without_a_log_fails_in_one_line(server) -> None:
+    url = f"http://127.0.0.1:{server.port}/rooms/r-none/log"
+    ran = await asyncio.to_thread(verify, url)
+    assert ran.status == 2
+    assert ran.one_line() == f"lumin verify: {url} answered HTTP 404 Not Found"

@@ -1,0 +1,316 @@
+"""The Python client library (clients/sdk.py) against a real server and a scripted one: waits
+without a default timeout, bounded buffers, refused tokens, and reconnecting with resume when
+the server goes away (in-flight requests fail with ``disconnected``, giving up is bounded)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import time
+from collections.abc import AsyncIterator
+
+import attrs
+import pytest
+from websockets.asyncio.server import ServerConnection as ServerSocket
+from websockets.asyncio.server import serve
+
+from clients.sdk import (
+    ConnectionLost,
+    LuminClient,
+    Recent,
+    RequestTimeout,
+    ServerError,
+    bot,
+    human,
+)
+from engine.core import expand_legal, to_wire
+from engine.registry import get_game
+from protocol.connection import ServerConnection
+from protocol.errors import ProtocolError
+from protocol.messages import CommandAccepted, Hello, Message, Resume, Snapshot, Welcome
+from server.app import LuminServer
+from server.config import Settings
+
+
+async def settle(client: LuminClient, room: str) -> None:
+    """Take every change already signalled for ``room`` (a bounded number of short waits)."""
+    for _ in range(50):
+        try:
+            await client.changed(room, timeout=0.3)
+        except TimeoutError:
+            return
+    raise AssertionError(f"{room} keeps changing")
+
+
+async def until(condition, seconds: float = 10.0) -> None:
+    """Poll ``condition`` every 50 ms until it holds, for at most ``seconds``."""
+    for _ in range(int(seconds / 0.05)):
+        if condition():
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError("condition not reached in time")
+
+
+async def my_turn(client: LuminClient, room: str) -> None:
+    """Wait (at most 20 s) until the client's seat has something legal to do."""
+    async with asyncio.timeout(20):
+        while not client.legal(room):
+            await client.changed(room)
+
+
+# -- waiting ------------------------------------------------------------------------------------
+
+
+async def test_changed_waits_as_long_as_it_takes_by_default(connect) -> None:
+    assert inspect.signature(LuminClient.changed).parameters["timeout"].default is None
+    ada: LuminClient = await connect("Ada")
+    room = await ada.create_room("flip_over_frog", seats=[human(), human()], sit=0)
+    await settle(ada, room)
+    waiting = asyncio.create_task(ada.changed(room))
+    await asyncio.sleep(1.5)  # far past a test-sized timeout: still waiting, no TimeoutError
+    assert not waiting.done()
+    bob: LuminClient = await connect("Bob")
+    await bob.join(room, 1)
+    await asyncio.wait_for(waiting, 5)  # the room update for Bob's seat ends the wait
+
+
+async def test_changed_with_a_timeout_raises_timeout_error(connect) -> None:
+    ada: LuminClient = await connect("Ada")
+    room = await ada.create_room("flip_over_frog", seats=[human(), human()], sit=0)
+    await settle(ada, room)
+    started = time.monotonic()
+    with pytest.raises(TimeoutError):
+        await ada.changed(room, timeout=0.2)
+    assert time.monotonic() - started < 2
+
+
+# -- bounded buffers ----------------------------------------------------------------------------
+
+
+async def test_recent_keeps_the_newest_items() -> None:
+    queue: Recent[int] = Recent(2)
+    for n in range(5):
+        await asyncio.wait_for(queue.put(n), 1)  # never waits for room
+    assert queue.qsize() == 2 and queue.dropped == 3
+    assert [queue.get_nowait(), queue.get_nowait()] == [3, 4]
+    with pytest.raises(ValueError):
+        Recent(0)
+
+
+async def test_messages_and_chat_are_bounded(connect) -> None:
+    ada: LuminClient = await connect("Ada", keep=3)
+    for _ in range(6):
+        await ada.ping()
+    assert ada.messages.qsize() == 3 and ada.messages.dropped == 3
+    kept = [ada.messages.get_nowait() for _ in range(3)]
+    assert [m.ref for m in kept] == [5, 6, 7], "the newest pongs (hello was request 1)"
+    room = await ada.create_room("flip_over_frog", seats=[human(), bot()], sit=0)
+    for n in range(5):
+        await ada.say(room, f"line {n}")
+    await until(lambda: ada.chat and ada.chat[-1].text == "line 4")
+    assert [line.text for line in ada.chat] == ["line 2", "line 3", "line 4"]
+    assert ada.errors.maxlen == 3
+    assert ada.messages.qsize() == 3
+
+
+# -- tokens -------------------------------------------------------------------------------------
+
+
+async def test_an_unknown_token_is_an_error_unless_a_new_identity_is_accepted(url) -> None:
+    with pytest.raises(ServerError) as refused:
+        await LuminClient.connect(url, "Ada", token="tk_forged")
+    assert refused.value.code == "bad_token"
+    async with await LuminClient.connect(
+        url, "Ada", token="tk_forged", new_identity=True
+    ) as client:
+        assert client.token != "tk_forged"
+        assert client.token_refused is not None and client.token_refused.code == "bad_token"
+
+
+async def test_an_unreachable_url_is_a_clear_error(url) -> None:
+    port = int(url.rsplit(":", 1)[1].split("/")[0])
+    with pytest.raises(ConnectionLost) as lost:
+        await LuminClient.connect(f"ws://127.0.0.1:{port}/nowhere", "Ada")
+    assert lost.value.code == "unreachable"
+
+
+# -- reconnecting -------------------------------------------------------------------------------
+
+
+@attrs.define
+class Scripted:
+    """A scripted server: welcomes each connection (a fixed token), sends one room snapshot,
+    records what each connection sent, and drops the connection at its first other request
+    without answering it (or, ``silent``, keeps it open and never answers)."""
+
+    silent: bool = False
+    received: list[list[Message]] = attrs.Factory(list)
+
+    async def handle(self, socket: ServerSocket) -> None:
+        conn = ServerConnection()
+        seen: list[Message] = []
+        self.received.append(seen)
+        async for frame in socket:
+            assert isinstance(frame, bytes)
+            conn.receive_data(frame)
+            for event in conn.events_received():
+                if isinstance(event, ProtocolError):
+                    continue
+                seen.append(event)
+                if isinstance(event, Hello):
+                    self.welcome(conn, event)
+                elif not isinstance(event, Resume) and not self.silent:
+                    await socket.close()  # the request stays unanswered
+                    return
+            for out in conn.data_to_send():
+                await socket.send(out)
+
+    def welcome(self, conn: ServerConnection, hello: Hello) -> None:
+        assert conn.version is not None
+        conn.send(
+            Welcome(
+                ref=hello.id,
+                version=conn.version,
+                token="tk_scripted",
+                user="u-scripted",
+                name=hello.name,
+                server_time=time.time(),
+                max_frame=65536,
+            )
+        )
+        conn.send(Snapshot(room="r1", epoch="e1", seq=7, seat=0, view={"turn": 0}))
+
+
+@contextlib.asynccontextmanager
+async def scripted_server(script: Scripted) -> AsyncIterator[str]:
+    """Serve ``script`` on a free loopback port; yields its URL."""
+    async with serve(script.handle, "127.0.0.1", 0) as listening:
+        port = listening.sockets[0].getsockname()[1]
+        yield f"ws://127.0.0.1:{port}/ws"
+
+
+@pytest.fixture
+async def scripted() -> AsyncIterator[tuple[Scripted, str]]:
+    script = Scripted()
+    async with scripted_server(script) as url:
+        yield script, url
+
+
+async def test_a_request_without_an_answer_times_out_with_a_code() -> None:
+    async with scripted_server(Scripted(silent=True)) as url:
+        client = await LuminClient.connect(url, "Ada", timeout=0.3)
+        try:
+            with pytest.raises(RequestTimeout) as late:
+                await asyncio.wait_for(client.ping(), 5)
+            assert late.value.code == "timeout"
+            assert isinstance(late.value, TimeoutError)
+        finally:
+            await client.close()
+
+
+async def test_a_request_in_flight_when_the_connection_drops_fails_then_the_client_resumes(
+    scripted,
+) -> None:
+    script, url = scripted
+    client = await LuminClient.connect(url, "Ada", give_up=10)
+    try:
+        await until(lambda: client.seq("r1") == 7)
+        first = client.conn
+        with pytest.raises(ConnectionLost) as lost:
+            await asyncio.wait_for(client.ping(), 5)
+        assert lost.value.code == "disconnected"
+        await until(lambda: client.conn is not first and client.online)
+        await until(lambda: any(isinstance(m, Resume) for m in script.received[-1]))
+        hello, resume = script.received[1][:2]
+        assert isinstance(hello, Hello) and hello.token == "tk_scripted"
+        assert isinstance(resume, Resume)
+        assert (resume.room, resume.seq, resume.epoch) == ("r1", 7, "e1")
+    finally:
+        await client.close()
+
+
+@pytest.fixture
+async def patient(settings: Settings) -> AsyncIterator[LuminServer]:
+    """A server whose grace period outlasts any reconnect here: no bot takes a seat meanwhile."""
+    lumin = LuminServer(attrs.evolve(settings, grace=60.0))
+    await lumin.start()
+    yield lumin
+    await lumin.stop()
+
+
+async def test_the_client_resumes_by_seq_after_a_dropped_connection(patient) -> None:
+    server = patient
+    ada = await LuminClient.connect(f"ws://127.0.0.1:{server.port}/ws", "Ada")
+    try:
+        room = await ada.create_room("flip_over_frog", seats=[human(), bot()], sit=0)
+        await ada.start(room)
+        await my_turn(ada, room)
+        seen, epoch, first = ada.seq(room), ada.conn.views[room].epoch, ada.conn
+        for socket in list(server.server.connections):
+            socket.transport.abort()  # the network drops: no close frame
+        await until(lambda: ada.conn is not first and ada.online)
+        await until(lambda: room not in ada.conn.resyncing and not ada.conn.pending)
+        assert (ada.seq(room), ada.conn.views[room].epoch) == (seen, epoch)
+        game = get_game("flip_over_frog")
+        answer = await ada.act(room, to_wire(expand_legal(game, ada.legal(room))[0]))
+        assert isinstance(answer, CommandAccepted)
+        await until(lambda: ada.seq(room) > seen + 1)  # the bot's reply applies as a delta
+        assert not ada.errors
+    finally:
+        await ada.close()
+
+
+async def test_the_client_reconnects_and_resumes_after_a_server_restart(
+    settings: Settings,
+) -> None:
+    settings = attrs.evolve(settings, grace=60.0)  # no bot takes Ada's seat while she is away
+    first = LuminServer(settings)
+    await first.start()
+    port = first.port
+    ada = await LuminClient.connect(f"ws://127.0.0.1:{port}/ws", "Ada", give_up=30)
+    again: LuminServer | None = None
+    try:
+        room = await ada.create_room("flip_over_frog", seats=[human(), bot()], sit=0)
+        await ada.start(room)
+        await my_turn(ada, room)
+        seen, epoch = ada.seq(room), ada.conn.views[room].epoch
+        await first.stop()
+        await until(lambda: not ada.online)
+        with pytest.raises(ConnectionLost) as away:
+            await ada.ping()
+        assert away.value.code == "disconnected"
+        again = LuminServer(attrs.evolve(settings, port=port))
+        await again.start()
+        async with asyncio.timeout(30):
+            while ada.conn.views[room].epoch == epoch:
+                await ada.changed(room)  # the snapshot answering the resume ends this
+        assert ada.seq(room) == seen and ada.legal(room)
+        game = get_game("flip_over_frog")
+        answer = await ada.act(room, to_wire(expand_legal(game, ada.legal(room))[0]))
+        assert isinstance(answer, CommandAccepted)
+    finally:
+        await ada.close()
+        if again is not None:
+            await again.stop()
+
+
+async def test_the_client_gives_up_after_its_bound(settings: Settings) -> None:
+    lumin = LuminServer(settings)
+    await lumin.start()
+    ada = await LuminClient.connect(f"ws://127.0.0.1:{lumin.port}/ws", "Ada", give_up=1.0)
+    try:
+        room = await ada.create_room("flip_over_frog", seats=[human(), bot()], sit=0)
+        await settle(ada, room)
+        await lumin.stop()
+        started = time.monotonic()
+        waiting = asyncio.create_task(ada.changed(room))
+        with pytest.raises(ConnectionLost) as lost:
+            await asyncio.wait_for(waiting, 15)
+        assert lost.value.code == "gave_up"
+        assert time.monotonic() - started < 5
+        with pytest.raises(ConnectionLost) as later:
+            await ada.ping()
+        assert later.value.code == "gave_up"
+    finally:
+        await ada.close()
