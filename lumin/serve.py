@@ -1,6 +1,8 @@
 """``lumin serve``: the server's flags, one per setting of :class:`server.config.Settings`.
 
-Every flag has an environment variable (``LUMIN_`` and the flag in capitals, ``-`` as ``_``)
+Every flag has an environment variable (``LUMIN_`` and its setting's name in capitals: the
+flag with ``-`` as ``_``, and plural for the repeatable ``--origin`` and ``--trusted-proxy``,
+whose variables hold several values separated by spaces)
 and the setting's default, and is checked against the setting's range before anything starts:
 a bad value is one line naming the flag, never a traceback. A server that cannot start (a port
 in use, a data folder it cannot write or that another server holds) says why in one line on
@@ -45,8 +47,8 @@ class _Number(click.ParamType):
         return number
 
 
-def _env(flag: str) -> str:
-    return "LUMIN_" + flag.upper().replace("-", "_")
+def _env(setting: str) -> str:
+    return "LUMIN_" + setting.upper()
 
 
 def _option(flag: str, kind: Any, doc: str, **extra: Any) -> Callable[[Any], Any]:
@@ -55,7 +57,7 @@ def _option(flag: str, kind: Any, doc: str, **extra: Any) -> Callable[[Any], Any
     return click.option(
         f"--{flag}",
         name,
-        envvar=_env(flag),
+        envvar=_env(name),
         type=kind,
         default=extra.pop("default", getattr(_DEFAULTS, name, None)),
         show_default=True,
@@ -118,6 +120,9 @@ _FLAGS = [
         _Number(float, 0),
         "Seconds a viewer's deltas are kept after its last connection left.",
     ),
+    _option("history", _Number(int, 1), "Batches of deltas a room keeps for resume."),
+    _option("chat-length", _Number(int, 1, 8192), "Characters in one chat line at most."),
+    _option("chat-rate", _Number(int, 1), "Chat lines per person per 10 seconds at most."),
     _option("static", click.Path(path_type=Path), "Folder of the browser client's built files."),
     _option(
         "loop",

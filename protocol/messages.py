@@ -36,6 +36,7 @@ __all__ = [
     "GameInfo",
     "GameOver",
     "Games",
+    "GetSnapshot",
     "Hello",
     "JoinSeat",
     "Kick",
@@ -714,6 +715,20 @@ class Resume(Message):
     seq: int = attrs.field(validator=_count)
     epoch: str
     code: str | None = None
+    id: int | None = _id()
+
+
+@_message
+@attrs.frozen(kw_only=True)
+class GetSnapshot(Message):
+    """Ask for the full view of ``room`` as this connection sees it (it must be in the room,
+    seated or watching); answered by a ``snapshot`` carrying the request's id, with no other
+    effect: no ``room_update``, no change to seats, bots or grace periods (unlike ``resume``,
+    which attaches a connection)."""
+
+    TYPE = "get_snapshot"
+    SENDERS = _FROM_CLIENT
+    room: str
     id: int | None = _id()
 
 

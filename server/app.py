@@ -48,6 +48,7 @@ from protocol.messages import (
     CreateRoom,
     Error,
     Games,
+    GetSnapshot,
     Hello,
     JoinSeat,
     Kick,
@@ -124,6 +125,10 @@ def _framed_small(payload: bytes) -> bytes:
     return Frame(Opcode.BINARY, payload).serialize(mask=False)
 
 
+#: Bytes of a client's input parsed per turn of the event loop (see _Socket.data_received).
+_SLICE = 2048
+
+
 class _Socket(Socket):
     """websockets' server connection (``serve(create_connection=...)``) with one addition: a
     complete binary message is first offered to ``take``, the moment it is parsed. When
@@ -139,6 +144,49 @@ class _Socket(Socket):
         #: The client's address (``X-Forwarded-For`` when a trusted proxy sent the request),
         #: set during the handshake.
         self.address = ""
+        #: Received bytes not parsed yet (see data_received).
+        self._backlog = bytearray()
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        super().connection_made(transport)
+        self.recv_messages.resume = self._queue_has_room
+
+    def data_received(self, data: bytes) -> None:
+        """Parse what the client sent at most :data:`_SLICE` bytes per turn of the event loop,
+        and only while websockets' message queue has room: a client that sends a lot at once
+        (a flood, a backlog released after a pause) can neither hold the loop, and every
+        room, for longer than one slice takes to parse, nor make the server parse, and hold,
+        more than the queue's worth ahead of its reader. Reading stays paused while a backlog
+        waits, and what arrives meanwhile joins it, in order."""
+        if self._backlog:
+            self._backlog += data
+        elif len(data) <= _SLICE:
+            super().data_received(data)
+        else:
+            self._backlog = bytearray(data)
+            self.transport.pause_reading()
+            self._parse_slice()
+
+    def _parse_slice(self) -> None:
+        if self.protocol.state is State.CLOSED or self.transport.is_closing():
+            self._backlog.clear()
+            return
+        head = bytes(self._backlog[:_SLICE])
+        del self._backlog[:_SLICE]
+        super().data_received(head)
+        if self.recv_messages.paused:
+            return  # the queue is full: _queue_has_room goes on
+        if self._backlog:
+            self.loop.call_soon(self._parse_slice)
+        else:
+            self.transport.resume_reading()
+
+    def _queue_has_room(self) -> None:
+        """websockets' queue drained below its low mark: parse the backlog, else read."""
+        if self._backlog:
+            self.loop.call_soon(self._parse_slice)
+        else:
+            self.transport.resume_reading()
 
     def process_event(self, event: Event) -> None:
         if isinstance(event, Frame) and event.fin:
@@ -250,6 +298,12 @@ class Client:
                         await asyncio.wait(set(self.inflight))
                     if not await self._receive(frame):
                         break
+                    if self.socket.queued > 1:
+                        # More is waiting (websockets hands queued messages over without
+                        # yielding): let every other connection and room have a turn first,
+                        # so a client that sends a lot at once only ever holds the loop for
+                        # one message.
+                        await asyncio.sleep(0)
                 finally:
                     self.socket.queued -= 1
         except ConnectionClosed:
@@ -562,6 +616,10 @@ class Client:
             raise Refused(ErrorCode.BAD_CODE, "This private room needs its code.")
         await self._enter(room, lambda: room.resume(self, request.seq, request.epoch, request.id))
 
+    async def on_get_snapshot(self, request: GetSnapshot) -> None:
+        room = self._in(request.room)
+        await room.call(lambda: room.send_snapshot(self, request.id))
+
     async def on_chat_send(self, request: ChatSend) -> None:
         room = self._in(request.room)
         await room.call(lambda: room.chat(self, request.text))
@@ -648,6 +706,7 @@ _HANDLERS: dict[type[Message], Callable[[Client, Any], Awaitable[None]]] = {
     Rematch: Client.on_rematch,
     Act: Client.on_act,
     Resume: Client.on_resume,
+    GetSnapshot: Client.on_get_snapshot,
     ChatSend: Client.on_chat_send,
     Mute: Client.on_mute,
     OpenReplay: Client.on_open_replay,

@@ -161,6 +161,10 @@ class Room:
         self.position = 0
         # Viewers: every connection in the room, with the seat it sees (None: spectator).
         self.peers: dict[Peer, int | None] = {}
+        #: Viewers nobody watches now, with the ``time.monotonic()`` their last connection
+        #: left: their deltas are still made for the ``resume_window`` setting, so a quick
+        #: reconnect resumes with deltas instead of a snapshot.
+        self.left: dict[int | None, float] = {}
         self.views: dict[int | None, Any] = {}
         #: Viewers whose current view has been sent (they get deltas), and a cache of views.
         self.viewers: set[int | None] = set()
@@ -372,11 +376,30 @@ class Room:
         if self.private and code != self.code:
             raise Refused(ErrorCode.BAD_CODE, "This private room needs its code.")
 
+    def _gone(self, peer: Peer) -> int | None:
+        """Forget ``peer``; returns the viewer it saw, noting when that viewer's last
+        connection left."""
+        if peer not in self.peers:
+            return None
+        viewer = self.peers.pop(peer)
+        if viewer not in self.peers.values():
+            self.left[viewer] = time.monotonic()
+        return viewer
+
+    def _recently_left(self) -> set[int | None]:
+        """The viewers whose last connection left within the resume window (see ``left``)."""
+        if not self.left:
+            return set()
+        since = time.monotonic() - self.hub.settings.resume_window
+        for viewer in [v for v, at in self.left.items() if at < since]:
+            del self.left[viewer]
+        return set(self.left)
+
     async def leave(self, peer: Peer) -> None:
         """Before the start, free the person's seat; after it, only stop watching (the seat
         stays theirs; a bot plays it once the grace period runs out)."""
         seat = self.seat_of(peer.user)
-        self.peers.pop(peer, None)
+        self._gone(peer)
         if seat is not None and self.status == "waiting":
             self._free(seat)
         elif seat is not None:
@@ -394,7 +417,9 @@ class Room:
 
     def detach(self, peer: Peer) -> None:
         """A connection closed: forget it here (not a request, so it runs at once)."""
-        seat = self.peers.pop(peer, None)
+        if peer not in self.peers:
+            return
+        seat = self._gone(peer)
         if seat is not None and not self.closed:
             self.disconnected(peer.user, seat)
         if not self.closed:
@@ -547,6 +572,12 @@ class Room:
                     raise Refused(
                         ErrorCode.STALE,
                         f"Your legal commands changed at seq {since}; you acted on seq {act.seen}.",
+                    )
+                if act.seen is not None and act.seen > seq:
+                    raise Refused(
+                        ErrorCode.STALE,
+                        f"You acted on seq {act.seen}, which this room has not reached (it is at"
+                        f" {seq}); resume to get its view.",
                     )
                 command = from_wire(self.game.commands, act.data)
                 rng = chance(self.seed, position)
@@ -736,7 +767,7 @@ class Room:
         """
         base = self.seq - len(steps)
         frames: dict[int | None, bytes] = {}
-        watched = set(self.peers.values()) | self.hub.bots.seats_of(self)
+        watched = set(self.peers.values()) | self.hub.bots.seats_of(self) | self._recently_left()
         patcher = self._patcher if steps else None
         shared: list[tuple[list[Any], bytes]] = []  # frames without legal, by their operations
         for viewer in self._viewers():
@@ -837,6 +868,7 @@ class Room:
         """Send what ``peer`` missed since ``seen``: the kept deltas, or a snapshot when they
         are gone or the client's history is from another epoch (a server restart)."""
         seat = self.seat_of(peer.user)
+        attached = peer in self.peers and self.peers[peer] == seat
         self.peers[peer] = seat
         if seat is not None:
             self.hub.bots.human_back(self, seat)
@@ -854,7 +886,15 @@ class Room:
             peer.send(Ok(ref=ref, room=self.id))
             if self.over is not None:
                 peer.send_frame(self.over)
-        self._changed(crowd=True)
+        if not attached:  # a connection already here as this viewer changes nobody's summary
+            self._changed(crowd=True)
+
+    async def send_snapshot(self, peer: Peer, ref: int | None) -> None:
+        """Answer ``get_snapshot``: the full view of the viewer ``peer`` is attached as, and
+        nothing else (no room update, no change to seats, bots or grace periods)."""
+        if peer not in self.peers:
+            raise Refused(ErrorCode.NOT_IN_ROOM, f"Join or watch room {self.id!r} first.")
+        peer.send(self.snapshot(self.peers[peer], ref))
 
     # -- chat -----------------------------------------------------------------------------------
 

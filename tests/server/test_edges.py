@@ -9,6 +9,7 @@ import socket
 import time
 from typing import Any
 
+import attrs
 import msgpack
 import pytest
 import websockets.asyncio.client as ws_client
@@ -26,7 +27,9 @@ from tests.server.test_play import play_seat
 from tests.server.test_rooms import play_one
 
 
-async def test_resume_of_a_viewer_nobody_watched_gets_a_snapshot(connect) -> None:
+async def test_resume_of_a_viewer_nobody_watched_gets_a_snapshot(connect, server) -> None:
+    """Past the resume window (none here), a viewer's deltas are no longer made."""
+    server.hub.settings = attrs.evolve(server.hub.settings, resume_window=0.0)
     ada: LuminClient = await connect("Ada")
     eve: LuminClient = await connect("Eve")
     room = await ada.create_room("flip_over_frog", seats=[human(), bot()], sit=0)

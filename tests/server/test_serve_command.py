@@ -127,3 +127,44 @@ async def test_in_one_process_a_second_server_on_the_folder_is_refused(tmp_path:
     second = LuminServer(settings)  # free once the first stopped
     await second.start()
     await second.stop()
+
+
+def _settings_from(monkeypatch, args: list[str], env: dict[str, str]) -> Settings:
+    """The Settings ``lumin serve`` would run with (the server itself is not started)."""
+    import server.app
+    import server.logs
+
+    seen: list[Settings] = []
+
+    async def record(settings: Settings, ready: object) -> None:
+        seen.append(settings)
+
+    monkeypatch.setattr(server.app, "run", record)
+    monkeypatch.setattr(server.logs, "configure_logging", lambda level: None)
+    result = CliRunner().invoke(main, ["serve", *args], env=env)
+    assert result.exit_code == 0, result.output
+    return seen[0]
+
+
+def test_every_setting_has_a_flag_and_a_variable(monkeypatch, tmp_path: Path) -> None:
+    import attrs
+
+    from lumin.serve import serve
+
+    flags = {param.name: param for param in serve.params}
+    for field in attrs.fields(Settings):
+        assert field.name in flags, f"no flag for the setting {field.name}"
+        assert flags[field.name].envvar == "LUMIN_" + field.name.upper()
+    settings = _settings_from(
+        monkeypatch,
+        ["--data", str(tmp_path)],
+        {
+            "LUMIN_ORIGINS": "https://a.example https://b.example",
+            "LUMIN_TRUSTED_PROXIES": "10.0.0.0/8 ::1",
+            "LUMIN_CONNECT_RATE": "7.5",
+            "LUMIN_ROOMS_PER_IDENTITY": "3",
+        },
+    )
+    assert settings.origins == ("https://a.example", "https://b.example")
+    assert settings.trusted_proxies == ("10.0.0.0/8", "::1")
+    assert (settings.connect_rate, settings.rooms_per_identity) == (7.5, 3)
