@@ -191,6 +191,8 @@ class Flooder:
                     n += 1
                     await socket.send(self.frame(n))
                     self.sent += 1
+                    if n % 64 == 0:
+                        await asyncio.sleep(0)  # let this process's other connections send
             except ConnectionClosed:
                 pass
             finally:
@@ -202,6 +204,8 @@ class Flooder:
         tasks = [asyncio.create_task(self._one()) for _ in range(connections)]
         await asyncio.sleep(seconds)
         self.stop = True
+        for task in tasks:  # a send the server holds back (backpressure) would never return
+            task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
 
 

@@ -51,6 +51,7 @@ LOAD_LIMITS: dict[str, float | int] = {
     "address-burst": 1_000_000,
     "connect-rate": 10_000.0,
     "connect-burst": 100_000,
+    "connections-per-address": 100_000,
     "rooms-per-identity": 10_000,
     "rooms-per-address": 100_000,
 }

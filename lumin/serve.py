@@ -88,6 +88,7 @@ _FLAGS = [
         "connect-rate", _Number(float, 0, above=True), "New connections per second per address."
     ),
     _option("connect-burst", _Number(int, 1), "New connections one address may open at once."),
+    _option("connections-per-address", _Number(int, 1), "Open connections one address may hold."),
     _option(
         "trusted-proxy",
         str,

@@ -2,14 +2,17 @@
 Prometheus metrics (``/metrics``), finished games' logs (``/rooms/<id>/log``) and the browser
 client's static files (``/``), through websockets' HTTP hook.
 
-Each websocket connection is a :class:`Client`: the sans-I/O :class:`ServerConnection` parses
-its frames, a token bucket limits its rate, and a bounded queue with its own writer task sends
-to it, so a slow client is dropped instead of slowing its rooms.
+Each websocket connection is a :class:`Client` on a :class:`~server.transport.ClientSocket`:
+the sans-I/O :class:`ServerConnection` parses its messages, rate limits that outlive the
+connection (:mod:`server.limits`) bound what it may ask, its input is parsed in slices against
+a byte budget, and what it is sent is written without ever waiting for it, so a slow client is
+dropped instead of slowing its rooms.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import functools
 import gc
@@ -31,9 +34,7 @@ from websockets.asyncio.server import Server, serve
 from websockets.asyncio.server import ServerConnection as Socket
 from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
-from websockets.frames import DATA_OPCODES, Frame, Opcode
 from websockets.http11 import Request, Response
-from websockets.protocol import Event, State
 
 from protocol.codec import Limits, Peek, decode, peek
 from protocol.connection import InvalidState, ServerConnection
@@ -85,6 +86,7 @@ from server.metrics import Metrics
 from server.replay import Replay, log_document, may_read
 from server.room import QueuedAct, Refused, Room
 from server.store import EventStore
+from server.transport import ClientSocket, bind, write_frames
 
 __all__ = ["Client", "LuminServer", "StartupError", "run"]
 
@@ -111,97 +113,12 @@ def _limits_info(settings: Settings) -> LimitsInfo:
     )
 
 
-def _framed(payload: bytes) -> bytes:
-    """``payload`` as one unmasked binary websocket frame, as websockets would write it on a
-    connection without extensions (Lumin turns per-message compression off). Small frames
-    are cached: a room's viewers who share a delta share its framing."""
-    if len(payload) > 4096:
-        return Frame(Opcode.BINARY, payload).serialize(mask=False)
-    return _framed_small(payload)
-
-
-@functools.lru_cache(maxsize=1024)
-def _framed_small(payload: bytes) -> bytes:
-    return Frame(Opcode.BINARY, payload).serialize(mask=False)
-
-
-#: Bytes of a client's input parsed per turn of the event loop (see _Socket.data_received).
-_SLICE = 2048
-
-
-class _Socket(Socket):
-    """websockets' server connection (``serve(create_connection=...)``) with one addition: a
-    complete binary message is first offered to ``take``, the moment it is parsed. When
-    ``take`` keeps it, it never reaches ``recv``; otherwise it is queued for ``recv`` as usual,
-    and ``queued`` counts it until the reader says it is done with it
-    (:meth:`Client.serve`)."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.take: Callable[[bytes | bytearray | memoryview], bool] | None = None
-        #: Messages queued for ``recv`` and not yet handled by the reader.
-        self.queued = 0
-        #: The client's address (``X-Forwarded-For`` when a trusted proxy sent the request),
-        #: set during the handshake.
-        self.address = ""
-        #: Received bytes not parsed yet (see data_received).
-        self._backlog = bytearray()
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        super().connection_made(transport)
-        self.recv_messages.resume = self._queue_has_room
-
-    def data_received(self, data: bytes) -> None:
-        """Parse what the client sent at most :data:`_SLICE` bytes per turn of the event loop,
-        and only while websockets' message queue has room: a client that sends a lot at once
-        (a flood, a backlog released after a pause) can neither hold the loop, and every
-        room, for longer than one slice takes to parse, nor make the server parse, and hold,
-        more than the queue's worth ahead of its reader. Reading stays paused while a backlog
-        waits, and what arrives meanwhile joins it, in order."""
-        if self._backlog:
-            self._backlog += data
-        elif len(data) <= _SLICE:
-            super().data_received(data)
-        else:
-            self._backlog = bytearray(data)
-            self.transport.pause_reading()
-            self._parse_slice()
-
-    def _parse_slice(self) -> None:
-        if self.protocol.state is State.CLOSED or self.transport.is_closing():
-            self._backlog.clear()
-            return
-        head = bytes(self._backlog[:_SLICE])
-        del self._backlog[:_SLICE]
-        super().data_received(head)
-        if self.recv_messages.paused:
-            return  # the queue is full: _queue_has_room goes on
-        if self._backlog:
-            self.loop.call_soon(self._parse_slice)
-        else:
-            self.transport.resume_reading()
-
-    def _queue_has_room(self) -> None:
-        """websockets' queue drained below its low mark: parse the backlog, else read."""
-        if self._backlog:
-            self.loop.call_soon(self._parse_slice)
-        else:
-            self.transport.resume_reading()
-
-    def process_event(self, event: Event) -> None:
-        if isinstance(event, Frame) and event.fin:
-            take = self.take
-            if event.opcode is Opcode.BINARY and take is not None and take(event.data):
-                return
-            if event.opcode in DATA_OPCODES:
-                self.queued += 1
-        super().process_event(event)
-
-
 class Client:
     """One websocket connection (a :class:`~server.room.Peer` to the rooms it is in)."""
 
-    def __init__(self, socket: _Socket, hub: Hub, settings: Settings, limits: RateLimits) -> None:
+    def __init__(
+        self, socket: ClientSocket, hub: Hub, settings: Settings, limits: RateLimits
+    ) -> None:
         self.socket = socket
         self.hub = hub
         self.settings = settings
@@ -253,18 +170,10 @@ class Client:
         is disconnected, so it never slows its room or holds the server's memory.
         """
         frames, self.frames = self.frames, []
-        protocol, transport = self.socket.protocol, self.socket.transport
-        if not frames or self.dropped or protocol.state is not State.OPEN:
+        if not frames or self.dropped:
             return
-        if protocol.extensions or protocol.expect_continuation_frame:
-            for frame in frames:
-                protocol.send_binary(frame)
-            transport.writelines(protocol.data_to_send())
-        else:
-            # Without extensions a server's frame is the same bytes on every connection, so a
-            # delta shared by a room's viewers is framed once (see _framed).
-            transport.writelines([_framed(frame) for frame in frames])
-        if transport.get_write_buffer_size() > self.settings.send_buffer:
+        waiting = write_frames(self.socket, frames)
+        if waiting is not None and waiting > self.settings.send_buffer:
             self.dropped = True
             self.hub.metrics.dropped.inc()
             log.info("slow_client_dropped", user=self.user)
@@ -305,7 +214,7 @@ class Client:
                         # one message.
                         await asyncio.sleep(0)
                 finally:
-                    self.socket.queued -= 1
+                    self.socket.handled(frame)
         except ConnectionClosed:
             pass
         finally:
@@ -358,8 +267,9 @@ class Client:
         return not self.conn.close_expected()
 
     def _take(self, frame: bytes | bytearray | memoryview) -> bool:
-        """The socket's hook (:class:`_Socket`): decide at once whether ``frame`` is an
-        ``act`` that can go straight to its room, and hand it over if so.
+        """The socket's ``take`` hook (:class:`~server.transport.ClientSocket`): decide at once
+        whether ``frame`` is an ``act`` that can go straight to its room, and hand it over if
+        so.
 
         It can when the connection is greeted, nothing of this connection's is waiting or
         being handled (so the order of requests holds) and the rate limit allows it. The
@@ -750,8 +660,9 @@ class LuminServer:
         self.server: Server | None = None
         self._housekeeping: asyncio.Task[None] | None = None
         self.recovered = 0
-        #: Every open connection.
+        #: Every open connection, and how many each client address holds.
         self.clients: set[Client] = set()
+        self.per_address: collections.Counter[str] = collections.Counter()
 
     def origin_allowed(self, origin: str | None, host: str | None) -> bool:
         """Whether a websocket request's Origin may connect: one of the configured origins, or,
@@ -769,7 +680,7 @@ class LuminServer:
         """Take the port (before any other work, so a port in use fails at once), load every
         game, rebuild rooms from the log, then accept connections."""
         try:
-            listening = _bind(self.settings.host, self.settings.port)
+            listening = bind(self.settings.host, self.settings.port)
         except OSError as error:
             await self.stop()
             where = f"{self.settings.host}:{self.settings.port}"
@@ -788,9 +699,12 @@ class LuminServer:
             self._connection,
             sock=listening,
             process_request=self._http,
-            max_size=max(self.settings.max_frame * 4, 1 << 20),
-            max_queue=64,
-            create_connection=_Socket,
+            # A message over twice the frame limit closes the connection (1009); one between
+            # the two gets too_large. Together with ClientSocket's budget, this bounds what
+            # one connection's input can hold.
+            max_size=2 * self.settings.max_frame,
+            max_queue=32,
+            create_connection=ClientSocket,
             compression=None,  # frames are small msgpack; deflate would cost more than it saves
             ping_interval=20,
             ping_timeout=20,
@@ -803,15 +717,19 @@ class LuminServer:
         return int(self.server.sockets[0].getsockname()[1])
 
     async def _connection(self, socket: Socket) -> None:
-        assert isinstance(socket, _Socket)  # serve(create_connection=_Socket)
+        assert isinstance(socket, ClientSocket)  # serve(create_connection=ClientSocket)
         client = Client(socket, self.hub, self.settings, self.limits)
         self.clients.add(client)
+        self.per_address[client.address] += 1
         self.metrics.connections.inc()
         structlog.contextvars.bind_contextvars(connection=socket.id.hex[:8])
         try:
             await client.serve()
         finally:
             self.clients.discard(client)
+            self.per_address[client.address] -= 1
+            if not self.per_address[client.address]:
+                del self.per_address[client.address]
             self.metrics.connections.dec()
 
     def _http(self, connection: Socket, request: Request) -> Response | None:
@@ -837,15 +755,24 @@ class LuminServer:
     def _handshake(self, connection: Socket, request: Request) -> Response | None:
         """Admit a websocket upgrade (``None``), or refuse it: 403 for a foreign ``Origin``,
         429 with ``Retry-After`` when the client's address opens connections too fast."""
-        assert isinstance(connection, _Socket)  # serve(create_connection=_Socket)
+        assert isinstance(connection, ClientSocket)  # serve(create_connection=ClientSocket)
         peer = connection.remote_address[0] if connection.remote_address else ""
         address = client_address(peer, request.headers.get_all("X-Forwarded-For"), self.proxies)
         connection.address = address
+        connection.budget = 4 * self.settings.max_frame
         origin = request.headers.get("Origin")
         if not self.origin_allowed(origin, request.headers.get("Host")):
             self.metrics.refused_connections.labels("origin").inc()
             body = f"Origin {origin} is not allowed to open a Lumin connection.\n"
             return _response(HTTPStatus.FORBIDDEN, body.encode(), "text/plain")
+        held = self.per_address[address]
+        if held >= self.settings.connections_per_address:
+            self.metrics.refused_connections.labels("connections_per_address").inc()
+            body = (
+                f"Too many connections from {address}: {held} are open, at most"
+                f" {self.settings.connections_per_address}; close one first.\n"
+            )
+            return _response(HTTPStatus.TOO_MANY_REQUESTS, body.encode(), "text/plain")
         wait = self.limits.connect(address, time.monotonic())
         if wait > 0:
             self.metrics.refused_connections.labels("connect_rate").inc()
@@ -916,14 +843,6 @@ class LuminServer:
                 await asyncio.wait_for(self.server.wait_closed(), timeout=5.0)
         self.store.close()
         self.lock.release()
-
-
-def _bind(host: str, port: int) -> socket.socket:
-    """A listening TCP socket on ``host`` (its first address) and ``port``."""
-    family, _, _, _, address = socket.getaddrinfo(
-        host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
-    )[0]
-    return socket.create_server(address, family=family, backlog=1024)
 
 
 def _response(status: HTTPStatus, body: bytes, kind: str) -> Response:

@@ -62,9 +62,11 @@ class Settings:
     #: Messages per second, and burst, from one client address (several people may share one).
     address_rate: float = attrs.field(default=200.0, validator=_within(0, above=True))
     address_burst: int = attrs.field(default=400, validator=_within(1))
-    #: New websocket connections per second, and burst, from one client address.
+    #: New websocket connections per second, and burst, from one client address, and how many
+    #: it may hold open at once.
     connect_rate: float = attrs.field(default=2.0, validator=_within(0, above=True))
     connect_burst: int = attrs.field(default=20, validator=_within(1))
+    connections_per_address: int = attrs.field(default=100, validator=_within(1))
     #: Proxies (addresses or CIDR networks) whose ``X-Forwarded-For`` names the client.
     trusted_proxies: tuple[str, ...] = attrs.field(default=(), validator=_networks)
     #: Open (waiting or playing) rooms one identity, and one address, may have created.

@@ -8,9 +8,11 @@ deletes finished games past the retention period.
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import hashlib
 import math
 import secrets
+import sys
 import time
 from collections.abc import Coroutine
 from typing import Any
@@ -57,7 +59,8 @@ class Hub:
         self._dirty: set[str] = set()
         self._removed: set[str] = set()
         self._flush: asyncio.TimerHandle | None = None
-        self._names: dict[str, str] = {}
+        #: Token digests of identities made whose store write is not committed yet.
+        self._saving: set[str] = set()
         self._tasks: set[asyncio.Task[Any]] = set()
         #: The rate limits of every connection (they outlive connections).
         self.limits = RateLimits(
@@ -94,21 +97,23 @@ class Hub:
         keeps only each token's SHA-256, never the token."""
         if token:
             digest = hashlib.sha256(token.encode()).hexdigest()
-            if self.store.identity(digest) is not None or digest in self._names:
-                self._names[digest] = name
+            if self._known(digest):
                 return "u" + digest[:16], token, True
         token = secrets.token_urlsafe(24)
         digest = hashlib.sha256(token.encode()).hexdigest()
-        self._names[digest] = name
-        self.store.save_identity(digest, name, time.time())
+        # Known from now on, though the store commits it a moment later.
+        self._saving.add(digest)
+        saved = self.store.save_identity(digest, name, time.time())
+        saved.add_done_callback(lambda _: self._saving.discard(digest))
         return "u" + digest[:16], token, False
+
+    def _known(self, digest: str) -> bool:
+        return digest in self._saving or self.store.identity(digest) is not None
 
     def known_user(self, token: str) -> str | None:
         """The user id of a known token, without creating an identity; ``None`` if unknown."""
         digest = hashlib.sha256(token.encode()).hexdigest()
-        if digest in self._names or self.store.identity(digest) is not None:
-            return "u" + digest[:16]
-        return None
+        return "u" + digest[:16] if self._known(digest) else None
 
     # -- rooms ----------------------------------------------------------------------------------
 
@@ -421,7 +426,28 @@ class Hub:
                 self.spawn(room.stop())
         self.store.delete_ended_before(now - self.settings.retention_days * 86400)
         self.limits.prune(time.monotonic())
+        _return_free_memory()
 
+
+def _return_free_memory() -> None:
+    """Give memory that is free inside the process back to the system (glibc's
+    ``malloc_trim``): after a burst of connections, what the allocator keeps would otherwise
+    stay counted in the server's resident size. Elsewhere, nothing."""
+    if _LIBC is not None:
+        _LIBC.malloc_trim(0)
+
+
+def _libc() -> ctypes.CDLL | None:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+    except OSError:
+        return None
+    return libc if hasattr(libc, "malloc_trim") else None
+
+
+_LIBC = _libc()
 
 #: The longest turn clock a room may set, in seconds (a day: longer is no clock at all).
 MAX_TURN_CLOCK = 86400.0

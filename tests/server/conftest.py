@@ -19,6 +19,7 @@ TEST_LIMITS = {
     "address_burst": 100_000,
     "connect_rate": 1_000.0,
     "connect_burst": 1_000,
+    "connections_per_address": 10_000,
     "rooms_per_identity": 1_000,
     "rooms_per_address": 10_000,
 }

@@ -209,3 +209,29 @@ def test_x_forwarded_for_is_believed_only_from_trusted_proxies() -> None:
     assert client_address("10.0.0.2", ["1.2.3.4"], ()) == "10.0.0.2"
     with pytest.raises(ValueError, match="not an IP"):
         parse_networks(["proxy.example"])
+
+
+async def test_an_address_may_hold_only_so_many_connections_open(tmp_path: Path) -> None:
+    from server.app import LuminServer
+
+    settings = Settings(port=0, data=tmp_path / "data", connections_per_address=3)
+    lumin = LuminServer(settings)
+    await lumin.start()
+    url = f"ws://127.0.0.1:{lumin.port}/ws"
+    try:
+        opened = [await LuminClient.connect(url, f"P{n}") for n in range(3)]
+        with pytest.raises(InvalidStatus) as refused:
+            await ws_connect(url)
+        assert refused.value.response.status_code == 429
+        assert b"3 are open" in refused.value.response.body
+        await opened[0].close()
+        for _ in range(50):  # the server sees the close
+            if lumin.per_address["127.0.0.1"] < 3:
+                break
+            await asyncio.sleep(0.02)
+        again = await ws_connect(url)
+        await again.close()
+        for client in opened[1:]:
+            await client.close()
+    finally:
+        await lumin.stop()

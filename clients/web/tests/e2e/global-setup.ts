@@ -53,7 +53,8 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   // the server's limits: they are raised for the suite, and printed.
   const limits = [
     "--address-rate", "100000", "--address-burst", "100000", "--connect-rate", "1000",
-    "--connect-burst", "1000", "--rooms-per-identity", "1000", "--rooms-per-address", "10000",
+    "--connect-burst", "1000", "--connections-per-address", "10000", "--rooms-per-identity", "1000",
+    "--rooms-per-address", "10000",
   ];
   const server = spawn(
     lumin,

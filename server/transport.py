@@ -1,0 +1,165 @@
+"""Lumin's websocket transport: every use of websockets' internals in one place.
+
+The server runs on websockets' asyncio server, and reaches past its public API in three
+places, all here, each for a measured reason:
+
+- :class:`ClientSocket` is websockets' ``ServerConnection`` (``serve(create_connection=...)``)
+  with its ``data_received`` and ``process_event`` overridden: input is parsed in slices and
+  against a byte budget (so no client can hold the event loop or the server's memory), and a
+  complete message is first offered to a ``take`` hook (an ``act`` goes to its room without
+  waking the connection's task).
+- :func:`write_frames` writes a loop turn's frames to the transport in one call, framing them
+  itself (:func:`framed`) when the connection has no extensions, so a delta that a room's
+  viewers share is framed once.
+- :func:`bind` makes the listening socket, so that a port in use fails before start-up work.
+
+websockets' ``ServerConnection`` attributes used: ``protocol`` (its sans-I/O state:
+``state``, ``extensions``, ``expect_continuation_frame``, ``send_binary``, ``data_to_send``),
+``transport``, ``loop``, ``recv_messages`` (its ``Assembler``: ``paused`` and the ``resume``
+callback) and ``process_event``. A websockets upgrade that changes them shows in
+``tests/server``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import socket
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from websockets.asyncio.server import ServerConnection
+from websockets.frames import DATA_OPCODES, Frame, Opcode
+from websockets.protocol import Event, State
+
+__all__ = ["SLICE", "ClientSocket", "bind", "framed", "write_frames"]
+
+#: Bytes of a client's input parsed per turn of the event loop (see ClientSocket).
+SLICE = 2048
+
+
+class ClientSocket(ServerConnection):
+    """One client's websocket connection (see the module docstring).
+
+    Input is parsed at most :data:`SLICE` bytes per turn of the event loop, and only while
+    the messages parsed and not yet handled by the reader hold less than ``budget`` bytes and
+    websockets' own message queue has room: a client that sends a lot at once (a flood, a
+    backlog released after a pause) can neither hold the loop, and every room, for longer
+    than one slice takes to parse, nor make the server hold more than about ``budget`` bytes
+    of its input. Meanwhile the transport stops reading, so what the client sends waits in
+    its socket (TCP pushes back); what was read already waits, in order, in ``backlog``.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        #: Offered every complete binary message first; keeps it by returning True.
+        self.take: Callable[[bytes | bytearray | memoryview], bool] | None = None
+        #: Messages queued for the reader, not yet handled (see :meth:`handled`), and their
+        #: bytes.
+        self.queued = 0
+        self.queued_bytes = 0
+        #: Bytes of parsed messages the reader may have waiting before parsing stops.
+        self.budget = 256 * 1024
+        #: The client's address (``X-Forwarded-For`` when a trusted proxy sent the request),
+        #: set during the handshake.
+        self.address = ""
+        #: Bytes read from the client, not parsed yet.
+        self.backlog = bytearray()
+        self._scheduled = False
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        super().connection_made(transport)
+        self.recv_messages.resume = self._go_on
+
+    def _holding(self) -> bool:
+        """Whether parsing waits for the reader (websockets' queue full, or the budget)."""
+        return self.recv_messages.paused or self.queued_bytes > self.budget
+
+    def data_received(self, data: bytes) -> None:
+        if self.backlog or self._holding():
+            self.backlog += data
+            self.transport.pause_reading()
+        elif len(data) <= SLICE:
+            super().data_received(data)
+        else:
+            self.backlog += data
+            self.transport.pause_reading()
+            self._parse_slice()
+
+    def _parse_slice(self) -> None:
+        self._scheduled = False
+        if self.protocol.state is State.CLOSED or self.transport.is_closing():
+            self.backlog.clear()
+            return
+        if self._holding():
+            return  # the reader catches up first: _go_on resumes
+        head = bytes(self.backlog[:SLICE])
+        del self.backlog[:SLICE]
+        super().data_received(head)
+        self._go_on()
+
+    def _go_on(self) -> None:
+        """Parse the next slice on the next turn, or read again once the backlog is gone."""
+        if self._holding() or self._scheduled:
+            return
+        if self.backlog:
+            self._scheduled = True
+            self.loop.call_soon(self._parse_slice)
+        elif not self.transport.is_closing():
+            self.transport.resume_reading()
+
+    def handled(self, message: bytes | str) -> None:
+        """The reader is done with one queued message: parsing may go on."""
+        self.queued -= 1
+        self.queued_bytes -= len(message)
+        if self.queued_bytes <= self.budget // 2 and not self.transport.is_reading():
+            self._go_on()
+
+    def process_event(self, event: Event) -> None:
+        if isinstance(event, Frame) and event.fin:
+            take = self.take
+            if event.opcode is Opcode.BINARY and take is not None and take(event.data):
+                return
+            if event.opcode in DATA_OPCODES:
+                self.queued += 1
+                self.queued_bytes += len(event.data)
+        super().process_event(event)
+
+
+def framed(payload: bytes) -> bytes:
+    """``payload`` as one unmasked binary websocket frame, as websockets would write it on a
+    connection without extensions (Lumin turns per-message compression off). Small frames
+    are cached: a room's viewers who share a delta share its framing."""
+    if len(payload) > 4096:
+        return Frame(Opcode.BINARY, payload).serialize(mask=False)
+    return _framed_small(payload)
+
+
+@functools.lru_cache(maxsize=1024)
+def _framed_small(payload: bytes) -> bytes:
+    return Frame(Opcode.BINARY, payload).serialize(mask=False)
+
+
+def write_frames(connection: ClientSocket, frames: Sequence[bytes]) -> int | None:
+    """Write ``frames`` (each one binary message) to ``connection`` in one call; returns the
+    bytes now waiting in its transport, or ``None`` when it is not open."""
+    protocol, transport = connection.protocol, connection.transport
+    if protocol.state is not State.OPEN:
+        return None
+    if protocol.extensions or protocol.expect_continuation_frame:
+        for frame in frames:
+            protocol.send_binary(frame)
+        transport.writelines(protocol.data_to_send())
+    else:
+        # Without extensions a server's frame is the same bytes on every connection, so a
+        # delta shared by a room's viewers is framed once (see framed).
+        transport.writelines([framed(frame) for frame in frames])
+    return int(transport.get_write_buffer_size())
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening TCP socket on ``host`` (its first address) and ``port``."""
+    family, _, _, _, address = socket.getaddrinfo(
+        host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+    )[0]
+    return socket.create_server(address, family=family, backlog=1024)
