@@ -168,3 +168,22 @@ def test_every_setting_has_a_flag_and_a_variable(monkeypatch, tmp_path: Path) ->
     assert settings.origins == ("https://a.example", "https://b.example")
     assert settings.trusted_proxies == ("10.0.0.0/8", "::1")
     assert (settings.connect_rate, settings.rooms_per_identity) == (7.5, 3)
+
+
+def test_the_service_unit_runs_with_settings_lumin_accepts(monkeypatch, tmp_path: Path) -> None:
+    """deploy/lumin.service's environment is a valid configuration, and it names the proxy
+    in front (deploy/nginx.conf, which sends X-Forwarded-For) as trusted."""
+    import shlex
+
+    unit = (ROOT / "deploy" / "lumin.service").read_text()
+    env = {}
+    for line in unit.splitlines():
+        if line.startswith("Environment="):
+            (assignment,) = shlex.split(line.removeprefix("Environment="))
+            name, _, value = assignment.partition("=")
+            env[name] = value
+    env["LUMIN_DATA"] = str(tmp_path)  # the unit's /var/lib/lumin is not ours to write
+    settings = _settings_from(monkeypatch, [], env)
+    assert "127.0.0.1" in settings.trusted_proxies
+    nginx = (ROOT / "deploy" / "nginx.conf").read_text()
+    assert nginx.count("X-Forwarded-For $proxy_add_x_forwarded_for") == 2
