@@ -129,3 +129,12 @@ def test_the_example_session_runs_through_both_state_machines() -> None:
     assert client.pending == {}  # every request got its answer
     assert client.views == {}  # leave dropped the copy
     assert client.state is State.CLOSED and server.state is State.CLOSED
+
+
+def test_the_bot_kinds_the_page_names_are_the_games_own() -> None:
+    """docs/protocol.md names Neon Hex's difficulty levels: exactly the kinds the game has."""
+    from engine.registry import get_game
+
+    sentence = re.search(r"Neon Hex offers ([^;]+);", " ".join(DOC.split())).group(1)
+    named = re.findall(r"`(\w+)`", sentence)
+    assert sorted(named) == sorted(get_game("neon_hex").bots)
