@@ -62,7 +62,7 @@ function decoderFor(limits: Limits): Decoder {
       maxExtLength: limits.maxBin, // extension values are refused after decoding
       mapKeyConverter: (key: unknown) => {
         if (typeof key !== "string") {
-          throw new ProtocolError("not_msgpack", "A map key is not a string.");
+          throw new ProtocolError("bad_field", "Map keys are strings.");
         }
         return key;
       },

@@ -55,6 +55,19 @@ export interface OutcomeInfo {
   details: Data;
 }
 
+/** The limits the server enforces on each person (`welcome.limits`, docs/protocol.md "Limits"). */
+export interface LimitsInfo {
+  rate: number;
+  burst: number;
+  address_rate: number;
+  address_burst: number;
+  chat_length: number;
+  chat_rate: number;
+  rooms: number;
+  replays: number;
+  lobby_page: number;
+}
+
 /** A room option or per-seat choice a game offers (`games`). */
 export interface OptionInfo {
   name: string;
@@ -93,7 +106,7 @@ export type ClientMessage =
   | { type: "watch_lobby"; id?: number }
   | { type: "unwatch_lobby"; id?: number }
   | { type: "list_games"; id?: number }
-  | { type: "list_rooms"; game?: string | null; id?: number }
+  | { type: "list_rooms"; game?: string | null; offset?: number; limit?: number | null; id?: number }
   | {
       type: "create_room";
       game: string;
@@ -113,6 +126,7 @@ export type ClientMessage =
   | { type: "rematch"; room: string; id?: number }
   | { type: "act"; room: string; command: Data; seq?: number | null; id?: number }
   | { type: "resume"; room: string; seq: number; epoch: string; code?: string | null; id?: number }
+  | { type: "get_snapshot"; room: string; id?: number }
   | { type: "chat_send"; room: string; text: string; id?: number }
   | { type: "mute"; user: string; muted?: boolean; id?: number }
   | { type: "open_replay"; room: string; viewer?: number | null; code?: string | null; id?: number }
@@ -129,12 +143,12 @@ export type ClientType = ClientMessage["type"];
 /** One delta operation as it travels: `[op, path]` or `[op, path, value]`. */
 export type WireOp = [string, string] | [string, string, unknown];
 
-export interface Welcome { type: "welcome"; ref: number | null; version: number; token: string; user: string; name: string; server_time: number; rooms: string[]; max_frame: number }
+export interface Welcome { type: "welcome"; ref: number | null; version: number; token: string; user: string; name: string; server_time: number; rooms: string[]; max_frame: number; limits: LimitsInfo | null }
 export interface ErrorMessage { type: "error"; code: string; message: string; ref: number | null; fatal: boolean }
 export interface Pong { type: "pong"; ref: number | null; client_time: number | null; server_time: number }
 export interface Ok { type: "ok"; ref: number | null; room: string | null }
 export interface Bye { type: "bye"; code: string; message: string }
-export interface RoomList { type: "room_list"; ref: number | null; rooms: RoomSummary[] }
+export interface RoomList { type: "room_list"; ref: number | null; rooms: RoomSummary[]; total: number; next: number | null }
 export interface Games { type: "games"; ref: number | null; games: GameInfo[] }
 export interface LobbyUpdate { type: "lobby_update"; rooms: RoomSummary[]; removed: string[] }
 export interface RoomCreated { type: "room_created"; ref: number | null; room: string; code: string | null; commitment: string }
@@ -191,6 +205,17 @@ const REF: FieldSpec = ["int?", null];
 
 /** The structures nested in server messages. */
 export const STRUCTURES: Readonly<Record<string, Schema>> = {
+  LimitsInfo: {
+    rate: ["float"],
+    burst: ["int"],
+    address_rate: ["float"],
+    address_burst: ["int"],
+    chat_length: ["int"],
+    chat_rate: ["int"],
+    rooms: ["int"],
+    replays: ["int"],
+    lobby_page: ["int"],
+  },
   SeatInfo: {
     seat: ["int"],
     kind: ["str"],
@@ -253,12 +278,13 @@ export const SERVER_MESSAGES: Readonly<Record<ServerType, Schema>> = {
     server_time: ["float"],
     rooms: ["list<str>", []],
     max_frame: ["int"],
+    limits: ["LimitsInfo?", null],
   },
   error: { code: ["str"], message: ["str"], ref: REF, fatal: ["bool", false] },
   pong: { ref: REF, client_time: ["float?", null], server_time: ["float"] },
   ok: { ref: REF, room: ["str?", null] },
   bye: { code: ["str", "normal"], message: ["str", ""] },
-  room_list: { ref: REF, rooms: ["list<RoomSummary>", []] },
+  room_list: { ref: REF, rooms: ["list<RoomSummary>", []], total: ["int", 0], next: ["int?", null] },
   games: { ref: REF, games: ["list<GameInfo>", []] },
   lobby_update: { rooms: ["list<RoomSummary>", []], removed: ["list<str>", []] },
   room_created: { ref: REF, room: ["str"], code: ["str?", null], commitment: ["str"] },
