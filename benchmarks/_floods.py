@@ -1,9 +1,10 @@
 """What the flood benchmarks share: a ``lumin serve`` process, paced honest players, and a
 flooder that comes from another loopback address and reconnects as soon as it is let go.
 
-Linux routes all of 127.0.0.0/8 to the loopback interface, so the flooder binds its sockets to
-127.0.0.2 while honest players come from 127.0.0.1: the server sees two client addresses, as
-it would see an attacker and its players on the internet.
+Linux routes all of 127.0.0.0/8 to the loopback interface, so every honest player binds its
+socket to an address of its own (127.0.1.1, 127.0.1.2, ...) and the flooder to 127.0.0.2: the
+server sees each at its own client address, as it would see players and an attacker on the
+internet, and every limit is the server's default.
 """
 
 from __future__ import annotations
@@ -31,14 +32,10 @@ ROOT = Path(__file__).resolve().parent.parent
 #: The address the flooder connects from (honest players use 127.0.0.1).
 FLOODER_ADDRESS = "127.0.0.2"
 
-#: Limits for the honest players, who all share 127.0.0.1 here: its address bucket and its
-#: connection rate are raised so that they fit (each player's own rate, 50/s, is the default
-#: and far above their pace). The flooder, from 127.0.0.2, meets the defaults.
-PLAYER_LIMITS: dict[str, float | int] = {
-    "address-rate": 5_000.0,
-    "address-burst": 10_000,
-    "connect-burst": 200,
-}
+
+def player_address(n: int) -> str:
+    """The loopback address honest player ``n`` connects from."""
+    return f"127.0.{1 + n // 250}.{1 + n % 250}"
 
 
 def start_server(data: str, flags: list[str]) -> tuple[subprocess.Popen[bytes], int]:
@@ -95,8 +92,8 @@ class Player:
         self.measuring = False
 
     @classmethod
-    async def connect(cls, url: str, name: str) -> Player:
-        socket = await connect(url, compression=None, max_size=None)
+    async def connect(cls, url: str, name: str, address: str) -> Player:
+        socket = await connect(url, compression=None, max_size=None, local_addr=(address, 0))
         await _request(socket, {"type": "hello", "versions": [1], "name": name, "id": 1})
         return cls(socket)
 
@@ -133,7 +130,8 @@ async def open_rooms(url: str, rooms: int) -> list[tuple[str, list[Player]]]:
     """``rooms`` running Flash 8 races of two honest players each."""
     opened = []
     for n in range(rooms):
-        host, guest = await Player.connect(url, f"host{n}"), await Player.connect(url, f"guest{n}")
+        host = await Player.connect(url, f"host{n}", player_address(2 * n))
+        guest = await Player.connect(url, f"guest{n}", player_address(2 * n + 1))
         create = {
             "type": "create_room", "game": "flash8", "seats": [{}, {}],
             "options": {"countdown": 0.0}, "sit": 0, "id": 2,

@@ -20,6 +20,7 @@ Structuring and unstructuring go through a cattrs converter configured for this 
 
 from __future__ import annotations
 
+import contextlib
 import typing
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
@@ -43,6 +44,7 @@ __all__ = [
     "encode",
     "encode_accepted",
     "encode_delta",
+    "encode_refusal",
     "from_map",
     "peek",
     "to_map",
@@ -336,6 +338,21 @@ def encode_accepted(ref: int | None, room: str, seq: int) -> bytes:
     return frame
 
 
+def encode_refusal(code: str, message: str, ref: int | None, room: str | None = None) -> bytes:
+    """Exactly ``encode(CommandRejected(ref=ref, room=room, code=code, message=message))``
+    when ``room`` is given, else ``encode(Error(code=code, message=message, ref=ref))``,
+    without building the message: the server answers a flood with one of these per frame."""
+    data: dict[str, Any]
+    if room is None:
+        data = {"type": "error", "code": code, "message": message}
+    else:
+        data = {"type": "rejected", "room": room, "code": code, "message": message}
+    if ref is not None:
+        data["ref"] = ref
+    frame: bytes = msgpack.packb(data, use_bin_type=True)
+    return frame
+
+
 def encode(message: Message) -> bytes:
     """One frame holding ``message``.
 
@@ -420,6 +437,10 @@ class Peek:
     room: str | None = None
 
 
+#: Frames up to this many bytes are unpacked whole by :func:`peek`.
+_WHOLE = 256
+
+
 def peek(frame: bytes | bytearray | memoryview, limits: Limits = CLIENT_FRAME_LIMITS) -> Peek:
     """Read a frame's ``type``, ``id`` and ``room`` without decoding the rest: every other value
     of the top-level map is skipped, never built. Enough to answer a frame that will not be run
@@ -427,17 +448,25 @@ def peek(frame: bytes | bytearray | memoryview, limits: Limits = CLIENT_FRAME_LI
     found: dict[str, Any] = {}
     if len(frame) > limits.max_frame:
         return Peek()
-    unpacker = msgpack.Unpacker(raw=False, max_buffer_size=max(1, len(frame)), max_ext_len=0)
-    try:
-        unpacker.feed(frame)
-        for _ in range(unpacker.read_map_header()):
-            key = unpacker.unpack()
-            if key in ("type", "id", "room") and key not in found:
-                found[key] = unpacker.unpack()
-            else:
-                unpacker.skip()
-    except Exception:  # malformed: what was read so far is all there is
-        pass
+    value = None
+    if len(frame) <= _WHOLE:
+        # Small enough to unpack whole, at less cost than setting up a streaming unpacker.
+        with contextlib.suppress(Exception):
+            value = msgpack.unpackb(frame, raw=False, strict_map_key=False)
+    if isinstance(value, dict):
+        found = value
+    else:  # large, or malformed: read what can be read
+        unpacker = msgpack.Unpacker(raw=False, max_buffer_size=len(frame), max_ext_len=0)
+        try:
+            unpacker.feed(frame)
+            for _ in range(unpacker.read_map_header()):
+                key = unpacker.unpack()
+                if key in ("type", "id", "room") and key not in found:
+                    found[key] = unpacker.unpack()
+                else:
+                    unpacker.skip()
+        except Exception:  # malformed: what was read so far is all there is
+            pass
     tag, ref, room = found.get("type"), found.get("id"), found.get("room")
     return Peek(
         type=tag if type(tag) is str else None,

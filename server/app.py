@@ -36,7 +36,7 @@ from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
-from protocol.codec import Limits, Peek, decode, peek
+from protocol.codec import Limits, Peek, decode, encode_refusal, peek
 from protocol.connection import InvalidState, ServerConnection
 from protocol.connection import State as ConnectionState
 from protocol.errors import ErrorCode, ProtocolError
@@ -86,11 +86,15 @@ from server.metrics import Metrics
 from server.replay import Replay, log_document, may_read
 from server.room import QueuedAct, Refused, Room
 from server.store import EventStore
-from server.transport import ClientSocket, bind, write_frames
+from server.transport import ClientSocket, bind, drop, write_frames
 
 __all__ = ["Client", "LuminServer", "StartupError", "run"]
 
 log = structlog.get_logger("lumin.server")
+
+#: Bursts' worth of refusals in a row (without a calm moment) after which a flooding connection
+#: is closed (1008).
+FLOOD_CLOSE = 2
 
 #: What one connection may hold open, so no client can grow the server without bound.
 MAX_REPLAYS = 8
@@ -177,7 +181,7 @@ class Client:
             self.dropped = True
             self.hub.metrics.dropped.inc()
             log.info("slow_client_dropped", user=self.user)
-            self.hub.spawn(self.socket.close(1008, "too slow: unsent data passed the limit"))
+            drop(self.socket, 1008, "too slow: unsent data passed the limit", grace=0.0)
 
     # -- receiving ------------------------------------------------------------------------------
 
@@ -187,7 +191,7 @@ class Client:
         now = time.monotonic()
         if not self.limits.message(self.person, self.address, now):
             return False
-        if self.floods and self.limits.calm(self.person, now):
+        if self.floods and self.limits.calm(self.person, self.address, now):
             self.floods = 0
         return True
 
@@ -235,19 +239,16 @@ class Client:
             self.floods += 1
             self.hub.metrics.protocol_errors.labels(ErrorCode.RATE_LIMITED.value).inc()
             self._refuse_flood(frame)
-            if self.floods > 20 * self.settings.burst:
+            if self.floods > FLOOD_CLOSE * self.settings.burst:
                 log.info("flood_closed", user=self.user, address=self.address)
                 self._write()  # what was said before the close goes out first
-                await self.socket.close(1008, "flooding")
+                drop(self.socket, 1008, "flooding")
                 return False
-            if self.floods % self.settings.burst == 0:
-                # A burst's worth refused in a row: stop reading until the buckets are half
-                # full again. What the client sends meanwhile waits in its socket (TCP pushes
-                # back), so a flood costs this server a bounded amount of work.
-                self._write()
-                await asyncio.sleep(
-                    self.limits.recovery(self.person, self.address, time.monotonic())
-                )
+            # Read no faster than the limits allow: until a token is due, what the client
+            # sends waits in its socket (TCP pushes back), so a flood costs this server a
+            # bounded amount of work however fast it comes.
+            self._write()
+            await asyncio.sleep(self.limits.next_token(self.person, self.address, time.monotonic()))
             return True
         if isinstance(frame, str):
             self.send(
@@ -335,11 +336,8 @@ class Client:
             f" {self.settings.burst}) per person and {self.settings.address_rate:g} per address;"
             " this one was not executed."
         )
-        code = ErrorCode.RATE_LIMITED.value
-        if seen.type == Act.TYPE and seen.room is not None:
-            self.send(CommandRejected(ref=seen.id, room=seen.room, code=code, message=text))
-        else:
-            self.send(Error(code=code, message=text, ref=seen.id))
+        room = seen.room if seen.type == Act.TYPE else None
+        self.send_frame(encode_refusal(ErrorCode.RATE_LIMITED.value, text, seen.id, room))
 
     def _goodbye(self) -> None:
         self.hub.lobby.discard(self)

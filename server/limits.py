@@ -128,16 +128,20 @@ class RateLimits:
             return False
         return True
 
-    def calm(self, person: str, now: float) -> bool:
-        """Whether ``person`` has at least half a burst left (a flood is over)."""
-        return self.people.tokens(person, now) >= self.people.burst / 2
+    def calm(self, person: str, address: str, now: float) -> bool:
+        """Whether both of ``person``'s buckets hold at least half a burst (a flood is over)."""
+        return (
+            self.people.tokens(person, now) >= self.people.burst / 2
+            and self.addresses.tokens(address, now) >= self.addresses.burst / 2
+        )
 
-    def recovery(self, person: str, address: str, now: float) -> float:
-        """Seconds until both of ``person``'s buckets hold half a burst again: how long a
-        flooding connection's reader rests."""
+    def next_token(self, person: str, address: str, now: float) -> float:
+        """Seconds until both of ``person``'s buckets have a token again, and at least one
+        token's time at the person's rate: how long a refused connection's reader rests."""
         return max(
-            self.people.wait(person, now, self.people.burst / 2),
-            self.addresses.wait(address, now, self.addresses.burst / 2),
+            1.0 / self.people.rate,
+            self.people.wait(person, now),
+            self.addresses.wait(address, now),
         )
 
     def prune(self, now: float) -> None:

@@ -11,6 +11,7 @@ places, all here, each for a measured reason:
 - :func:`write_frames` writes a loop turn's frames to the transport in one call, framing them
   itself (:func:`framed`) when the connection has no extensions, so a delta that a room's
   viewers share is framed once.
+- :func:`drop` closes a connection without waiting for the client's closing handshake.
 - :func:`bind` makes the listening socket, so that a port in use fails before start-up work.
 
 websockets' ``ServerConnection`` attributes used: ``protocol`` (its sans-I/O state:
@@ -23,8 +24,10 @@ callback) and ``process_event``. A websockets upgrade that changes them shows in
 from __future__ import annotations
 
 import asyncio
+import collections
 import functools
 import socket
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -32,16 +35,58 @@ from websockets.asyncio.server import ServerConnection
 from websockets.frames import DATA_OPCODES, Frame, Opcode
 from websockets.protocol import Event, State
 
-__all__ = ["SLICE", "ClientSocket", "bind", "framed", "write_frames"]
+__all__ = ["SLICE", "ClientSocket", "bind", "drop", "framed", "write_frames"]
 
-#: Bytes of a client's input parsed per turn of the event loop (see ClientSocket).
+#: Bytes of a client's backlog parsed at a time, and slices parsed per turn of the event loop
+#: over all connections together (see ClientSocket).
 SLICE = 2048
+SLICES_PER_TURN = 2
+
+
+class _Backlogs:
+    """The connections of one event loop with input waiting to be parsed, served in turn:
+    at most :data:`SLICES_PER_TURN` slices per turn of the loop, however many connections
+    send at once, so that bulk input from many clients together cannot hold the loop either.
+    (Input that arrives in small pieces, as a player's does, is parsed at once and never
+    waits here.)"""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.waiting: collections.deque[ClientSocket] = collections.deque()
+        self.scheduled = False
+
+    def add(self, connection: ClientSocket) -> None:
+        self.waiting.append(connection)
+        if not self.scheduled:
+            self.scheduled = True
+            self.loop.call_soon(self._run)
+
+    def _run(self) -> None:
+        for _ in range(min(SLICES_PER_TURN, len(self.waiting))):
+            self.waiting.popleft()._parse_slice()
+        if self.waiting:
+            self.loop.call_soon(self._run)
+        else:
+            self.scheduled = False
+
+
+_backlogs: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Backlogs] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _backlogs_of(loop: asyncio.AbstractEventLoop) -> _Backlogs:
+    backlogs = _backlogs.get(loop)
+    if backlogs is None:
+        backlogs = _backlogs[loop] = _Backlogs(loop)
+    return backlogs
 
 
 class ClientSocket(ServerConnection):
     """One client's websocket connection (see the module docstring).
 
-    Input is parsed at most :data:`SLICE` bytes per turn of the event loop, and only while
+    Input is parsed at most :data:`SLICE` bytes at a time, a few slices per turn of the
+    event loop over all connections (:class:`_Backlogs`), and only while
     the messages parsed and not yet handled by the reader hold less than ``budget`` bytes and
     websockets' own message queue has room: a client that sends a lot at once (a flood, a
     backlog released after a pause) can neither hold the loop, and every room, for longer
@@ -76,15 +121,12 @@ class ClientSocket(ServerConnection):
         return self.recv_messages.paused or self.queued_bytes > self.budget
 
     def data_received(self, data: bytes) -> None:
-        if self.backlog or self._holding():
+        if self.backlog or len(data) > SLICE or self._holding():
             self.backlog += data
             self.transport.pause_reading()
-        elif len(data) <= SLICE:
-            super().data_received(data)
+            self._go_on()
         else:
-            self.backlog += data
-            self.transport.pause_reading()
-            self._parse_slice()
+            super().data_received(data)
 
     def _parse_slice(self) -> None:
         self._scheduled = False
@@ -104,7 +146,7 @@ class ClientSocket(ServerConnection):
             return
         if self.backlog:
             self._scheduled = True
-            self.loop.call_soon(self._parse_slice)
+            _backlogs_of(self.loop).add(self)
         elif not self.transport.is_closing():
             self.transport.resume_reading()
 
@@ -124,6 +166,22 @@ class ClientSocket(ServerConnection):
                 self.queued += 1
                 self.queued_bytes += len(event.data)
         super().process_event(event)
+
+
+def drop(connection: ClientSocket, code: int, reason: str, grace: float = 1.0) -> None:
+    """Close ``connection`` at once, without reading on for the client's closing handshake:
+    send the close frame (``code``, ``reason``), forget unparsed input, stop reading, and let
+    the TCP connection go once what is queued for it is written, or after ``grace`` seconds
+    at the latest. For clients that do not play by the rules (a flood, a client that stopped
+    reading), whose handshake would cost the server what their input or output holds."""
+    protocol, transport = connection.protocol, connection.transport
+    if protocol.state is State.OPEN:
+        protocol.send_close(code, reason)
+        transport.writelines(protocol.data_to_send())
+    connection.backlog.clear()
+    transport.pause_reading()
+    transport.close()
+    connection.loop.call_later(grace, transport.abort)
 
 
 def framed(payload: bytes) -> bytes:

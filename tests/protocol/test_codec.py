@@ -18,6 +18,7 @@ from protocol.codec import (
     encode,
     encode_accepted,
     encode_delta,
+    encode_refusal,
     from_map,
     peek,
     to_map,
@@ -31,6 +32,7 @@ from protocol.messages import (
     SERVER_MESSAGES,
     Act,
     CommandAccepted,
+    CommandRejected,
     CreateRoom,
     Delta,
     Error,
@@ -355,6 +357,21 @@ def test_encode_delta_is_encode_of_the_delta_message(room, base, ops, legal) -> 
 )
 def test_encode_accepted_is_encode_of_the_accepted_message(ref, room, seq) -> None:
     assert encode_accepted(ref, room, seq) == encode(CommandAccepted(ref=ref, room=room, seq=seq))
+
+
+@given(
+    ref=st.none() | st.integers(0, MAX_ID),
+    room=st.none() | st.text(max_size=8),
+    code=st.sampled_from([code.value for code in ErrorCode]),
+    message=st.text(max_size=40),
+)
+def test_encode_refusal_is_encode_of_the_error_or_rejected_message(ref, room, code, message):
+    expected = (
+        Error(code=code, message=message, ref=ref)
+        if room is None
+        else CommandRejected(ref=ref, room=room, code=code, message=message)
+    )
+    assert encode_refusal(code, message, ref, room) == encode(expected)
 
 
 @given(

@@ -6,12 +6,13 @@ one its X-Forwarded-For names. An act over the limit is ``rejected``, other requ
 from __future__ import annotations
 
 import asyncio
+import time
 from pathlib import Path
 
 import msgpack
 import pytest
 from websockets.asyncio.client import connect as ws_connect
-from websockets.exceptions import InvalidStatus
+from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from clients.sdk import LuminClient, ServerError, bot, human
 from protocol.codec import decode
@@ -169,18 +170,29 @@ async def test_behind_a_trusted_proxy_each_forwarded_address_has_its_own_limit(
         await lumin.stop()
 
 
-async def test_a_flood_is_refused_then_read_no_faster_than_the_limit(url) -> None:
-    """Past a burst of refusals the server stops reading the connection until the bucket is
-    half full: the flood waits in the socket, and every request is still answered."""
+async def test_a_flood_is_read_no_faster_than_the_limit_then_closed(url, settings) -> None:
+    """Over the limit a connection is read no faster than its rate (each refusal is followed
+    by a token's wait, so the flood waits in the socket); every refused request is answered
+    with its ref, and one that floods on is closed with 1008."""
+    from server.app import FLOOD_CLOSE
+
+    answers = []
+    started = time.monotonic()
     async with ws_connect(url) as socket:
         await socket.send(msgpack.packb({"type": "hello", "versions": [1], "name": "Flood"}))
         await socket.recv()
-        for n in range(60):
+        for n in range(200):
             await socket.send(msgpack.packb({"type": "ping", "id": n, "pad": "x" * 1000}))
-        answers = [decode(await asyncio.wait_for(socket.recv(), 20)) for _ in range(60)]
+        with pytest.raises(ConnectionClosed):
+            while True:
+                answers.append(decode(await asyncio.wait_for(socket.recv(), 20)))
+        assert socket.close_code == 1008
+    elapsed = time.monotonic() - started
     refused = [a for a in answers if isinstance(a, Error) and a.code == "rate_limited"]
-    assert [a.ref for a in answers] == list(range(60))
-    assert 10 <= len(refused) <= 51
+    executed = [a for a in answers if not isinstance(a, Error)]
+    assert [a.ref for a in answers] == list(range(len(answers)))  # every one, in order
+    assert len(refused) == FLOOD_CLOSE * settings.burst + 1
+    assert len(executed) <= settings.burst + settings.rate * elapsed + 1
 
 
 def test_a_bucket_is_forgotten_once_it_refilled() -> None:
