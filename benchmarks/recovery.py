@@ -22,7 +22,7 @@ from protocol.fairness import commit
 from server.config import Settings
 from server.hub import Hub
 from server.metrics import Metrics
-from server.room import Seat
+from server.seats import Seat
 from server.store import EventStore, Record, RoomRow
 
 

@@ -24,11 +24,12 @@ from pathlib import Path
 from typing import Any
 
 from protocol.messages import CreateRoom, Message, SeatChoice
+from server.batch import QueuedAct
 from server.config import Settings
 from server.eventloop import run
 from server.hub import Hub
 from server.metrics import Metrics
-from server.room import QueuedAct, Room
+from server.room import Room
 from server.store import EventStore
 
 

@@ -77,14 +77,16 @@ from protocol.messages import (
     WatchRoom,
     Welcome,
 )
+from server.batch import QueuedAct
 from server.catalog import catalog
 from server.config import Settings
 from server.datalock import DataFolderInUse, DataLock
+from server.errors import Refused
 from server.hub import Hub
 from server.limits import RateLimits, client_address, parse_networks
 from server.metrics import Metrics
 from server.replay import Replay, log_document, may_read
-from server.room import QueuedAct, Refused, Room
+from server.room import Room
 from server.store import EventStore
 from server.transport import ClientSocket, bind, drop, write_frames
 

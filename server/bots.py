@@ -12,25 +12,52 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, Protocol, TypeVar
 
 import structlog
 
-from engine.core import Bot, chance, expand_legal, to_wire
+from engine.core import Bot, Game, Rejected, chance, expand_legal, to_wire
+from server.config import Settings
 
-if TYPE_CHECKING:
-    from server.hub import Hub
-    from server.room import Room
+__all__ = ["BotRoom", "BotSeats"]
 
-__all__ = ["BotSeats"]
+T = TypeVar("T")
 
 log = structlog.get_logger("lumin.bots")
+
+
+class BotRoom(Protocol):
+    """A room as its bots see it (``server.room.Room`` is one): what its seats may do and see,
+    and the one way in, the room's queue, that humans use too."""
+
+    id: str
+    game: Game
+    seed: bytes
+    status: str
+    closed: bool
+    seats: list[Any]
+    meta: dict[str, Any]
+
+    @property
+    def legal(self) -> Mapping[int, list[dict[str, Any]]]: ...
+
+    @property
+    def legal_since(self) -> Mapping[int, int]: ...
+
+    def view_for(self, viewer: int | None) -> Any: ...
+
+    async def call(self, work: Callable[[], Awaitable[T]]) -> T: ...
+
+    async def act(self, peer: None, seat: int, data: Mapping[str, Any]) -> Rejected | None: ...
 
 
 class _Driver:
     """One bot playing one seat of one room."""
 
-    def __init__(self, room: Room, seat: int, kind: str, delay: float, once: bool = False) -> None:
+    def __init__(
+        self, room: BotRoom, seat: int, kind: str, delay: float, once: bool = False
+    ) -> None:
         self.room = room
         self.seat = seat
         self.kind = kind
@@ -100,42 +127,43 @@ class _Driver:
 
 
 class BotSeats:
-    """Every bot task of the server, by room and seat."""
+    """Every bot task of the server, by room and seat, paced by the settings' ``bot_delay``;
+    a seated person gone past the ``grace`` period gets a stand-in."""
 
-    def __init__(self, hub: Hub) -> None:
-        self.hub = hub
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
         self.drivers: dict[tuple[str, int], _Driver] = {}
         #: The same drivers by room, so a room's command touches only its own bots.
         self.by_room: dict[str, dict[int, _Driver]] = {}
         self.grace: dict[tuple[str, int], asyncio.TimerHandle] = {}
         self.clocks: dict[tuple[str, int], tuple[int, asyncio.TimerHandle]] = {}
 
-    def _start(self, room: Room, seat: int, kind: str, once: bool = False) -> None:
+    def _start(self, room: BotRoom, seat: int, kind: str, once: bool = False) -> None:
         key = (room.id, seat)
         if key in self.drivers and not self.drivers[key].task.done():
             return
-        driver = _Driver(room, seat, kind, self.hub.settings.bot_delay, once)
+        driver = _Driver(room, seat, kind, self.settings.bot_delay, once)
         self.drivers[key] = driver
         self.by_room.setdefault(room.id, {})[seat] = driver
 
-    def start_room(self, room: Room) -> None:
+    def start_room(self, room: BotRoom) -> None:
         """Start a task for every bot seat of a room that is playing."""
         for seat, slot in enumerate(room.seats):
             if slot.kind == "bot" and slot.bot is not None:
                 self._start(room, seat, slot.bot)
 
-    def seats_of(self, room: Room) -> set[int | None]:
+    def seats_of(self, room: BotRoom) -> set[int | None]:
         """The seats of ``room`` a bot is playing now."""
         return {seat for seat, d in self.by_room.get(room.id, {}).items() if not d.task.done()}
 
-    def stop_seat(self, room: Room, seat: int) -> None:
+    def stop_seat(self, room: BotRoom, seat: int) -> None:
         """Stop whatever bot plays ``seat`` (a human took it over or came back)."""
         driver = self.drivers.pop((room.id, seat), None)
         self.by_room.get(room.id, {}).pop(seat, None)
         if driver is not None:
             driver.stop()
 
-    def stop_room(self, room: Room) -> None:
+    def stop_room(self, room: BotRoom) -> None:
         """Stop every bot task and timer of a room."""
         for seat in self.by_room.pop(room.id, {}):
             self.drivers.pop((room.id, seat)).stop()
@@ -144,7 +172,7 @@ class BotSeats:
         for key in [k for k in self.clocks if k[0] == room.id]:
             self.clocks.pop(key)[1].cancel()
 
-    def poke(self, room: Room) -> None:
+    def poke(self, room: BotRoom) -> None:
         """The room changed: wake its bots and arm the turn clock of whoever must move."""
         for driver in self.by_room.get(room.id, {}).values():
             driver.changed.set()
@@ -172,7 +200,7 @@ class BotSeats:
             )
             self.clocks[key] = (since, handle)
 
-    def _clock_ran_out(self, room: Room, seat: int, since: int) -> None:
+    def _clock_ran_out(self, room: BotRoom, seat: int, since: int) -> None:
         self.clocks.pop((room.id, seat), None)
         if (
             room.status == "playing"
@@ -182,23 +210,27 @@ class BotSeats:
             log.info("turn_clock_ran_out", room=room.id, seat=seat)
             self._start(room, seat, room.game.default_bot, once=True)
 
-    def human_gone(self, room: Room, seat: int) -> None:
+    def human_gone(self, room: BotRoom, seat: int) -> None:
         """Start the grace period of a disconnected seated person."""
         key = (room.id, seat)
         driver = self.drivers.get(key)
         if key in self.grace or (driver is not None and not driver.task.done() and not driver.once):
             return
         self.grace[key] = asyncio.get_running_loop().call_later(
-            self.hub.settings.grace, self._grace_over, room, seat
+            self.settings.grace, self._grace_over, room, seat
         )
 
-    def _grace_over(self, room: Room, seat: int) -> None:
+    def _grace_over(self, room: BotRoom, seat: int) -> None:
         self.grace.pop((room.id, seat), None)
         if room.status == "playing" and not room.closed:
             log.info("stand_in_bot", room=room.id, seat=seat)
             self._start(room, seat, room.game.default_bot)
 
-    def human_back(self, room: Room, seat: int) -> None:
+    def in_grace(self, room: BotRoom, seat: int) -> bool:
+        """Whether the person of ``seat`` is disconnected and still within their grace."""
+        return (room.id, seat) in self.grace
+
+    def human_back(self, room: BotRoom, seat: int) -> None:
         """A seated person is back: cancel their grace period and any stand-in bot."""
         key = (room.id, seat)
         handle = self.grace.pop(key, None)

@@ -34,9 +34,11 @@ from protocol.fairness import commit
 from protocol.messages import CreateRoom, LobbyUpdate, RematchCreated, RoomList, RoomSummary
 from server.bots import BotSeats
 from server.config import Settings
+from server.errors import Refused
 from server.limits import RateLimits
 from server.metrics import Metrics
-from server.room import Peer, Refused, Room, Seat, room_code
+from server.room import Peer, Room
+from server.seats import Seat, room_code
 from server.store import EventStore, RoomRow
 
 __all__ = ["Hub", "stored_summary"]
@@ -55,7 +57,7 @@ class Hub:
         self.epoch = secrets.token_hex(8)
         self.rooms: dict[str, Room] = {}
         self.lobby: set[Peer] = set()
-        self.bots = BotSeats(self)
+        self.bots = BotSeats(settings)
         self._dirty: set[str] = set()
         self._removed: set[str] = set()
         self._flush: asyncio.TimerHandle | None = None

@@ -13,7 +13,7 @@ from typing import Any
 from engine.core import Game, SeatSpec, chance, from_wire
 from engine.registry import get_game
 from protocol.errors import ErrorCode
-from server.room import Refused
+from server.errors import Refused
 from server.store import EventStore, Record, RoomRow
 
 __all__ = ["Replay", "log_document", "may_read"]

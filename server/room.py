@@ -1,29 +1,31 @@
 """A room: one asyncio task that owns a game, its seats, its log and its viewers.
 
 Everything that changes a room runs inside the room's task, one request at a time, so a room
-never needs a lock: connections hand it requests with :meth:`Room.call` and await the answer.
-A game command is decided by the engine, its record appended to the store and committed, and
-only then applied, acknowledged and turned into one delta per viewer (each seat's own view,
-and one public view shared by every spectator). Commands waiting in the queue together are
-decided, committed and sent as one batch: one commit, one delta per viewer.
+never needs a lock: connections hand it requests with :meth:`Room.call` and await the answer
+(:mod:`server.mailbox`). A game command is decided by the engine (:mod:`server.batch`), its
+record appended to the store and committed, and only then applied, acknowledged and turned
+into one delta per viewer (:mod:`server.fanout`): each seat's own view, and one public view
+shared by every spectator. Commands waiting in the queue together are decided, committed and
+sent as one batch: one commit, one delta per viewer.
+
+The room keeps the lifecycle (waiting, playing, finished; closing) and the wiring; the rules
+it applies live in pure modules with tests of their own: seats (:mod:`server.seats`), chat
+(:mod:`server.chat`), resume (:mod:`server.resume`). It reaches the rest of the server only
+through :class:`RoomHost`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import collections
-import functools
-import secrets
 import time
 from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
-import attrs
 import structlog
 
 from engine.core import (
-    Event,
     Game,
+    Outcome,
     Rejected,
     SeatSpec,
     ViewPatcher,
@@ -32,11 +34,9 @@ from engine.core import (
     outcome_to_wire,
     to_wire,
 )
-from protocol.codec import encode, encode_accepted, encode_delta
-from protocol.delta import diff, op_to_wire
+from protocol.codec import encode, encode_accepted
 from protocol.errors import ErrorCode
 from protocol.messages import (
-    ChatMessage,
     CommandRejected,
     GameOver,
     Kicked,
@@ -46,28 +46,27 @@ from protocol.messages import (
     RoomClosed,
     RoomSummary,
     RoomUpdate,
-    SeatInfo,
     Snapshot,
 )
+from server.batch import QueuedAct, Step, decide_batch, make_step
+from server.chat import Chat
+from server.config import Settings
+from server.errors import Refused
+from server.fanout import Fanout, Viewer
+from server.mailbox import Mailbox, Work
+from server.metrics import Metrics
+from server.resume import plan_resume
+from server.seats import Seat, check_start, join_kind, seat_of
 from server.store import Record, RoomRow
 
-if TYPE_CHECKING:
-    from server.hub import Hub
-
-__all__ = ["Peer", "Refused", "Room", "Seat"]
+__all__ = ["Peer", "Room", "RoomBots", "RoomHost", "RoomStore"]
 
 log = structlog.get_logger("lumin.room")
 
 T = TypeVar("T")
 
-
-class Refused(Exception):
-    """A request the room will not honour, with a protocol error code and a sentence."""
-
-    def __init__(self, code: ErrorCode | str, message: str) -> None:
-        super().__init__(message)
-        self.code = code.value if isinstance(code, ErrorCode) else code
-        self.message = message
+#: Seconds between two ``room_update`` broadcasts of one room (see Room._changed).
+_UPDATE_INTERVAL = 0.25
 
 
 class Peer(Protocol):
@@ -88,50 +87,72 @@ class Peer(Protocol):
         ...
 
 
-@attrs.define
-class Seat:
-    """One seat: open, held by a human (``user``) or played by a bot (``bot``)."""
+class RoomStore(Protocol):
+    """What a room writes to the store (``server.store.EventStore``)."""
 
-    kind: str = "open"  # "open", "human" or "bot"
-    name: str | None = None
-    user: str | None = None
-    bot: str | None = None
-    choices: dict[str, Any] = attrs.field(factory=dict)
-    ready: bool = False
+    def append(self, room: str, *records: Record) -> asyncio.Future[None]: ...
 
-    def to_wire(self) -> dict[str, Any]:
-        return attrs.asdict(self)
-
-    def info(self, n: int, connected: bool) -> SeatInfo:
-        """The lobby's view of this seat, as seat ``n``."""
-        return SeatInfo(
-            seat=n,
-            kind=self.kind,  # type: ignore[arg-type]
-            name=self.name,
-            user=self.user,
-            bot=self.bot,
-            choices=self.choices,
-            ready=self.ready,
-            connected=connected,
-        )
-
-    @classmethod
-    def from_wire(cls, data: Mapping[str, Any]) -> Seat:
-        return cls(**data)
+    def update_room(self, room: str, **fields: Any) -> asyncio.Future[None]: ...
 
 
-@attrs.define
-class _Chatter:
-    """A person's recent chat times, for the rate limit."""
+class RoomBots(Protocol):
+    """The bot seats of the server (``server.bots.BotSeats``), as a room drives them."""
 
-    times: collections.deque[float] = attrs.field(factory=lambda: collections.deque(maxlen=64))
+    def start_room(self, room: Any) -> None: ...
+
+    def stop_room(self, room: Any) -> None: ...
+
+    def stop_seat(self, room: Any, seat: int) -> None: ...
+
+    def poke(self, room: Any) -> None: ...
+
+    def seats_of(self, room: Any) -> set[int | None]: ...
+
+    def human_gone(self, room: Any, seat: int) -> None: ...
+
+    def human_back(self, room: Any, seat: int) -> None: ...
+
+    def in_grace(self, room: Any, seat: int) -> bool: ...
+
+
+class RoomHost(Protocol):
+    """The few things of the server a room uses (the :class:`~server.hub.Hub` is one)."""
+
+    @property
+    def settings(self) -> Settings: ...
+
+    @property
+    def metrics(self) -> Metrics: ...
+
+    @property
+    def store(self) -> RoomStore: ...
+
+    @property
+    def bots(self) -> RoomBots: ...
+
+    @property
+    def epoch(self) -> str:
+        """Changes on every start: a client's delta history from another epoch is void."""
+        ...
+
+    def spawn(self, work: Any) -> Any:
+        """Run a coroutine in the background, its failure logged."""
+        ...
+
+    def game_finished(self, room: Room, outcome: Outcome) -> None:
+        """A room's game ended (high scores)."""
+        ...
+
+    def room_closed(self, room: Room) -> None:
+        """A room closed for good: forget it."""
+        ...
 
 
 class Room:
     """See the module docstring. Built by the :class:`~server.hub.Hub`, which owns every room."""
 
-    def __init__(self, hub: Hub, row: RoomRow, game: Game) -> None:
-        self.hub = hub
+    def __init__(self, host: RoomHost, row: RoomRow, game: Game) -> None:
+        self.hub = host
         self.id = row.id
         self.game = game
         self.options: dict[str, Any] = dict(row.options)
@@ -155,39 +176,41 @@ class Room:
         #: grace) or anyone watched; a room rebuilt at start-up starts from then.
         self.attended = time.monotonic()
         # The game, once started.
-        self.first: Any = None
         self.state: Any = None
         self.seq = 0
         self.position = 0
         # Viewers: every connection in the room, with the seat it sees (None: spectator).
-        self.peers: dict[Peer, int | None] = {}
-        #: Viewers nobody watches now, with the ``time.monotonic()`` their last connection
-        #: left: their deltas are still made for the ``resume_window`` setting, so a quick
-        #: reconnect resumes with deltas instead of a snapshot.
-        self.left: dict[int | None, float] = {}
-        self.views: dict[int | None, Any] = {}
-        #: Viewers whose current view has been sent (they get deltas), and a cache of views.
-        self.viewers: set[int | None] = set()
+        self.peers: dict[Peer, Viewer] = {}
         self._patcher = game if isinstance(game, ViewPatcher) else None
+        self.fanout = Fanout(self.id, game, self._patcher, host.settings.history)
+        self.chat_log = Chat(self.id, host.settings.chat_length, host.settings.chat_rate)
         #: The encoded ``game_over`` once the game has ended.
         self.over: bytes | None = None
-        self._commands = hub.metrics.commands.labels(game.id)  # looked up once, not per command
-        self.legal: dict[int, list[dict[str, Any]]] = {}
-        self.legal_since: dict[int, int] = {}
-        #: Recent deltas: (base, seq, each viewer's frame), one entry per committed batch.
-        self.history: collections.deque[tuple[int, int, dict[int | None, bytes]]] = (
-            collections.deque(maxlen=hub.settings.history)
-        )
-        self.chatters: dict[str, _Chatter] = {}
-        self._queue: asyncio.Queue[_Item] = asyncio.Queue()
-        #: A request taken from the queue while gathering a batch of acts, run next.
-        self._carry: _Item | None = None
+        self._commands = host.metrics.commands.labels(game.id)  # looked up once, not per command
+        self._mailbox = Mailbox()
         self._task: asyncio.Task[None] | None = None
         self._timer: asyncio.TimerHandle | None = None
         self._update_timer: asyncio.TimerHandle | None = None
         self._updated = 0.0  # time.monotonic() of the last room_update
         self.closed = False
         self.on_change: list[Callable[[Room], None]] = []
+
+    # The views' state, as bots and tests read it.
+
+    @property
+    def legal(self) -> dict[int, list[dict[str, Any]]]:
+        """Every seat's legal commands now."""
+        return self.fanout.legal
+
+    @property
+    def legal_since(self) -> dict[int, int]:
+        """The seq each seat's legal commands last changed at."""
+        return self.fanout.legal_since
+
+    @property
+    def views(self) -> dict[Viewer, Any]:
+        """The views built and not changed since (a cache)."""
+        return self.fanout.views
 
     # -- the room's task ------------------------------------------------------------------------
 
@@ -198,33 +221,20 @@ class Room:
     async def _run(self) -> None:
         structlog.contextvars.bind_contextvars(room=self.id, game=self.game.id)
         while not self.closed:
-            item = self._carry or await self._queue.get()
-            self._carry = None
-            work, answer = item
-            if answer.cancelled():
-                continue
-            answers = [answer]
-            if isinstance(work, QueuedAct):
-                # Every act already queued behind this one is decided now too, and the batch
-                # is committed once (see act_batch).
-                batch: list[tuple[QueuedAct, asyncio.Future[Any]]] = [(work, answer)]
-                while not self._queue.empty():
-                    queued = self._queue.get_nowait()
-                    if not isinstance(queued[0], QueuedAct):
-                        self._carry = queued
-                        break
-                    batch.append((queued[0], queued[1]))
-                answers = [future for _, future in batch]
-                work = functools.partial(self.act_batch, batch)
+            delivery = await self._mailbox.next()
             try:
-                result = await work()
+                result = None
+                if delivery.work is not None:
+                    result = await delivery.work()
+                else:
+                    await self.act_batch(delivery.acts)
             except Refused as refusal:
-                for future in answers:
+                for future in delivery.answers:
                     if not future.done():
                         future.set_exception(refusal)
             except Exception as error:  # an engine or server bug stays in this room
                 log.exception("room_failure")
-                for future in answers:
+                for future in delivery.answers:
                     if not future.done():
                         future.set_exception(
                             Refused(ErrorCode.INTERNAL, "The room failed; see logs.")
@@ -234,8 +244,8 @@ class Room:
                     self._close("internal_error")
                     return
             else:
-                if not answer.done():
-                    answer.set_result(result)
+                if delivery.work is not None and not delivery.answers[0].done():
+                    delivery.answers[0].set_result(result)
 
     async def call(self, work: Callable[[], Awaitable[T]] | QueuedAct) -> T:
         """Run ``work`` inside the room's task, after whatever is already queued; an
@@ -243,14 +253,12 @@ class Room:
         any), together with the acts queued right behind it."""
         return await self.submit(work)
 
-    def submit(self, work: Callable[[], Awaitable[T]] | QueuedAct) -> asyncio.Future[T]:
+    def submit(self, work: Work) -> asyncio.Future[Any]:
         """Queue ``work`` as :meth:`call` does, without waiting: the future gets its answer.
         Raises :class:`Refused` (``no_such_room``) when the room is closed."""
         if self.closed:
             raise Refused(ErrorCode.NO_SUCH_ROOM, f"Room {self.id} is closed.")
-        answer: asyncio.Future[T] = asyncio.get_running_loop().create_future()
-        self._queue.put_nowait((work, answer))
-        return answer
+        return self._mailbox.put(work)
 
     async def stop(self) -> None:
         """Stop the room (server shutdown or unloading): queued requests are answered with
@@ -259,7 +267,7 @@ class Room:
         if self._timer is not None:
             self._timer.cancel()
         self.hub.bots.stop_room(self)
-        self._fail_queued(ErrorCode.SHUTTING_DOWN, "The server is shutting down.")
+        self._mailbox.refuse_all(ErrorCode.SHUTTING_DOWN, "The server is shutting down.")
         if self._task is not None:
             self._task.cancel()
             await asyncio.gather(self._task, return_exceptions=True)
@@ -289,10 +297,7 @@ class Room:
 
     def seat_of(self, user: str) -> int | None:
         """The seat ``user`` holds here, if any."""
-        for n, seat in enumerate(self.seats):
-            if seat.kind == "human" and seat.user == user:
-                return n
-        return None
+        return seat_of(self.seats, user)
 
     def _changed(self, crowd: bool = False) -> None:
         """Tell the lobby and the room's viewers that seats or state changed.
@@ -334,23 +339,8 @@ class Room:
         room's code is needed except to reclaim one's own seat."""
         if self.seat_of(peer.user) != seat:
             self._check_code(code)
-        if not 0 <= seat < len(self.seats):
-            raise Refused(
-                ErrorCode.NO_SUCH_SEAT, f"Room {self.id} has seats 0-{len(self.seats) - 1}."
-            )
-        slot = self.seats[seat]
-        held = self.seat_of(peer.user)
-        if slot.kind == "human" and slot.user == peer.user:
-            pass  # reclaiming one's own seat
-        elif held is not None:
-            raise Refused(ErrorCode.SEAT_TAKEN, f"You already hold seat {held} here.")
-        elif slot.kind == "human":
-            raise Refused(ErrorCode.SEAT_TAKEN, f"Seat {seat} is held by {slot.name}.")
-        elif slot.kind == "open" and self.status != "waiting":
-            raise Refused(ErrorCode.ALREADY_STARTED, "The game has started; open seats are closed.")
-        elif self.status == "finished":
-            raise Refused(ErrorCode.ALREADY_STARTED, "The game is over.")
-        else:
+        if join_kind(self.seats, seat, peer.user, self.status, self.id) == "take":
+            slot = self.seats[seat]
             was_bot = slot.kind == "bot"
             slot.kind, slot.user, slot.name, slot.ready = "human", peer.user, peer.name, False
             if was_bot:
@@ -376,24 +366,15 @@ class Room:
         if self.private and code != self.code:
             raise Refused(ErrorCode.BAD_CODE, "This private room needs its code.")
 
-    def _gone(self, peer: Peer) -> int | None:
+    def _gone(self, peer: Peer) -> Viewer:
         """Forget ``peer``; returns the viewer it saw, noting when that viewer's last
         connection left."""
         if peer not in self.peers:
             return None
         viewer = self.peers.pop(peer)
         if viewer not in self.peers.values():
-            self.left[viewer] = time.monotonic()
+            self.fanout.gone(viewer, time.monotonic())
         return viewer
-
-    def _recently_left(self) -> set[int | None]:
-        """The viewers whose last connection left within the resume window (see ``left``)."""
-        if not self.left:
-            return set()
-        since = time.monotonic() - self.hub.settings.resume_window
-        for viewer in [v for v, at in self.left.items() if at < since]:
-            del self.left[viewer]
-        return set(self.left)
 
     async def leave(self, peer: Peer) -> None:
         """Before the start, free the person's seat; after it, only stop watching (the seat
@@ -476,11 +457,7 @@ class Room:
             raise Refused(ErrorCode.NOT_HOST, "Only the room's host may start the game.")
         if self.status != "waiting":
             raise Refused(ErrorCode.ALREADY_STARTED, "The game has already started.")
-        for n, seat in enumerate(self.seats):
-            if seat.kind == "open":
-                raise Refused(ErrorCode.NOT_READY, f"Seat {n} is still open.")
-            if seat.kind == "human" and not seat.ready and seat.user != self.host:
-                raise Refused(ErrorCode.NOT_READY, f"{seat.name} (seat {n}) is not ready.")
+        check_start(self.seats, self.host)
         self.status = "playing"
         self.started = time.time()
         self._deal()
@@ -504,8 +481,7 @@ class Room:
             SeatSpec(name=seat.name or f"Seat {n}", bot=seat.bot, choices=seat.choices)
             for n, seat in enumerate(self.seats)
         ]
-        self.first = self.game.setup(self.options, specs, chance(self.seed, "setup"))
-        self.state = self.first
+        self.state = self.game.setup(self.options, specs, chance(self.seed, "setup"))
         self._refresh_views()
 
     def restore(self, records: list[Record]) -> None:
@@ -535,8 +511,8 @@ class Room:
         return answer.result()
 
     async def act_batch(self, batch: list[tuple[QueuedAct, asyncio.Future[Any]]]) -> None:
-        """Decide commands in order, each against the state the ones before it made, commit
-        the accepted ones' records together, then apply them and tell every viewer.
+        """Decide commands in order (:func:`~server.batch.decide_batch`), commit the accepted
+        ones' records together, then apply them and tell every viewer.
 
         Each command's sender gets ``accepted`` once its record is durable and the batch's
         delta is out (one per viewer, covering every record of the batch), or ``rejected``
@@ -547,67 +523,22 @@ class Room:
         frame per viewer, not one each: under load a room's four racers are decided in one go.
         """
         started = time.perf_counter()
-        now = time.time()
-        state, seq, position = self.state, self.seq, self.position
-        steps: list[_Step] = []  # one per record
-        records: list[Record] = []
-        outcomes: list[Rejected | Refused | int] = []  # per command: refusal or its seq
-        # Seats whose legal commands the steps so far may have changed (None: any seat).
-        changed: set[int] | None = set()
-        for act, _ in batch:
-            try:
-                if self.status == "waiting":
-                    raise Refused(ErrorCode.NOT_STARTED, "The game has not started yet.")
-                since = self.legal_since.get(act.seat, 0)
-                # Commands decided earlier in this batch may have changed this seat's legal
-                # commands, as if they had been committed one by one.
-                if (
-                    steps
-                    and act.seen is not None
-                    and (changed is None or act.seat in changed)
-                    and self.game.legal(state, act.seat) != self.legal.get(act.seat)
-                ):
-                    since = seq
-                if act.seen is not None and act.seen < since:
-                    raise Refused(
-                        ErrorCode.STALE,
-                        f"Your legal commands changed at seq {since}; you acted on seq {act.seen}.",
-                    )
-                if act.seen is not None and act.seen > seq:
-                    raise Refused(
-                        ErrorCode.STALE,
-                        f"You acted on seq {act.seen}, which this room has not reached (it is at"
-                        f" {seq}); resume to get its view.",
-                    )
-                command = from_wire(self.game.commands, act.data)
-                rng = chance(self.seed, position)
-                events = self.game.decide(state, act.seat, command, now, rng)
-            except (Rejected, Refused) as refusal:
-                outcomes.append(refusal)
-                continue
-            records.append(
-                Record(
-                    seq=seq + 1,
-                    position=position,
-                    seat=act.seat,
-                    command=to_wire(command),
-                    at=now,
-                    events=tuple(to_wire(event) for event in events),
-                )
-            )
-            step = self._step(state, events)
-            steps.append(step)
-            state = step.after
-            if step.changed is None:
-                changed = None
-            elif changed is not None:
-                changed.update(step.changed)
-            seq += 1
-            position += len(events)
-            outcomes.append(seq)
-        if records:
-            await self._commit(records, steps, changed)
-        for (act, answer), outcome in zip(batch, outcomes, strict=True):
+        decided = decide_batch(
+            self.game,
+            self._patcher,
+            self.state,
+            self.seq,
+            self.position,
+            self.seed,
+            self.status != "waiting",
+            self.fanout.legal,
+            self.fanout.legal_since,
+            [act for act, _ in batch],
+            time.time(),
+        )
+        if decided.records:
+            await self._commit(decided.records, decided.steps, decided.changed)
+        for (act, answer), outcome in zip(batch, decided.outcomes, strict=True):
             if isinstance(outcome, Refused) and act.peer is None:
                 if not answer.done():
                     answer.set_exception(outcome)
@@ -627,10 +558,10 @@ class Room:
                 act.peer.send_frame(encode_accepted(act.ref, self.id, outcome))
             if not answer.done():
                 answer.set_result(None)
-        if records:
+        if decided.records:
             # Every command of the batch took as long as the batch.
-            self._commands.inc(len(records))
-            self.hub.metrics.latency.observe(time.perf_counter() - started, len(records))
+            self._commands.inc(len(decided.records))
+            self.hub.metrics.latency.observe(time.perf_counter() - started, len(decided.records))
 
     async def tick(self) -> None:
         """Apply whatever the engine's clock says is due."""
@@ -650,22 +581,11 @@ class Room:
             at=now,
             events=tuple(to_wire(event) for event in events),
         )
-        step = self._step(self.state, events)
+        step = make_step(self.game, self._patcher, self.state, events)
         await self._commit([record], [step], step.changed)
 
-    def _step(self, before: Any, events: list[Event]) -> _Step:
-        """``events`` applied to ``before``, with the seats whose legal commands they may
-        change when the game says (``engine.core.ViewPatcher.legal_seats``)."""
-        after = before
-        for event in events:
-            after = self.game.evolve(after, event)
-        changed = (
-            self._patcher.legal_seats(before, after, events) if self._patcher is not None else None
-        )
-        return _Step(before, events, after, changed)
-
     async def _commit(
-        self, records: list[Record], steps: list[_Step], changed: Collection[int] | None
+        self, records: list[Record], steps: list[Step], changed: Collection[int] | None
     ) -> None:
         """Append ``records`` durably (all or none), then apply each step and tell every
         viewer; ``changed`` are the seats whose legal commands the steps may have changed
@@ -741,75 +661,20 @@ class Room:
 
     # -- views and deltas -----------------------------------------------------------------------
 
-    def _viewers(self) -> list[int | None]:
-        return [None, *range(len(self.seats))]
-
     def _refresh_views(
-        self, steps: Sequence[_Step] = (), changed: Collection[int] | None = None
+        self, steps: Sequence[Step] = (), changed: Collection[int] | None = None
     ) -> None:
-        """Bring views up to date; after ``steps`` (the records just committed, already
-        applied), send each watched viewer one delta covering all of them.
-
-        Every seat's legal commands are tracked (bots and the stale rule need them), but deltas
-        are only made for ``viewers``: those someone watches or a bot plays, whose current view
-        has been sent. Others are forgotten and get a snapshot when someone arrives.
-
-        One delta per batch rather than per record: under load a race room commits its four
-        racers' slides together, and each viewer gets one frame from ``base`` (the seq before
-        the batch) to ``seq`` instead of four (``docs/protocol.md``: a delta may span several
-        steps). When the game knows the patch each step's events make
-        (``engine.core.ViewPatcher``), the delta is those patches in order: no view is built
-        or diffed, and the cached view is dropped (:meth:`view_for` rebuilds it when someone
-        needs it; a later diff starts from the view before the batch). Otherwise the delta is
-        the diff of the view before the batch and after it. Viewers given the same operations
-        and no new legal commands share one encoded frame. Only the ``changed`` seats (all when
-        ``None``) are asked for their legal commands again.
-        """
-        base = self.seq - len(steps)
-        frames: dict[int | None, bytes] = {}
-        watched = set(self.peers.values()) | self.hub.bots.seats_of(self) | self._recently_left()
-        patcher = self._patcher if steps else None
-        shared: list[tuple[list[Any], bytes]] = []  # frames without legal, by their operations
-        for viewer in self._viewers():
-            legal: list[dict[str, Any]] | None = None
-            if viewer is not None and (changed is None or viewer in changed):
-                fresh = self.game.legal(self.state, viewer)
-                if fresh != self.legal.get(viewer):
-                    self.legal[viewer] = fresh
-                    self.legal_since[viewer] = self.seq
-                    legal = fresh
-            if viewer not in watched:
-                self.viewers.discard(viewer)
-                self.views.pop(viewer, None)
-                continue
-            delta = bool(steps) and viewer in self.viewers
-            self.viewers.add(viewer)
-            ops: list[Any] | None = None
-            if patcher is not None and delta:
-                ops = self._patches(patcher, steps, viewer)
-            if ops is not None:
-                self.views.pop(viewer, None)
-            else:
-                view = self.game.view(self.state, viewer)
-                ops = []
-                if delta:
-                    old = self.views.get(viewer)
-                    if old is None:
-                        old = self.game.view(steps[0].before, viewer)
-                    ops = [op_to_wire(op) for op in diff(old, view)]
-                self.views[viewer] = view
-            if not delta:
-                continue
-            frame = None
-            if legal is None:
-                frame = next((made for same, made in shared if same == ops), None)
-            if frame is None:
-                frame = encode_delta(self.id, base, self.seq, ops, legal)
-                if legal is None:
-                    shared.append((ops, frame))
-            frames[viewer] = frame
+        """Bring views up to date (:meth:`Fanout.refresh`); after ``steps`` (the records just
+        committed, already applied), send each connection its viewer's delta, or a snapshot
+        when its viewer has none. Deltas are made for the viewers someone watches, a bot
+        plays, or whose last connection left within the resume window."""
+        watched = (
+            set(self.peers.values())
+            | self.hub.bots.seats_of(self)
+            | self.fanout.recently_left(time.monotonic() - self.hub.settings.resume_window)
+        )
+        frames = self.fanout.refresh(self.state, self.seq, len(self.seats), watched, steps, changed)
         if steps:
-            self.history.append((base, self.seq, frames))
             for peer, viewer in self.peers.items():
                 frame = frames.get(viewer)
                 if frame is not None:
@@ -817,36 +682,15 @@ class Room:
                 else:
                     self._send_snapshot(peer, viewer)
 
-    @staticmethod
-    def _patches(
-        patcher: ViewPatcher, steps: Sequence[_Step], viewer: int | None
-    ) -> list[Any] | None:
-        """The patches the game knows for ``steps`` seen by ``viewer``, in order; ``None``
-        when it does not know one of them."""
-        if len(steps) == 1:
-            step = steps[0]
-            return patcher.view_patch(step.before, step.after, step.events, viewer)
-        ops: list[Any] = []
-        for step in steps:
-            patch = patcher.view_patch(step.before, step.after, step.events, viewer)
-            if patch is None:
-                return None
-            ops.extend(patch)
-        return ops
-
-    def view_for(self, viewer: int | None) -> Any:
+    def view_for(self, viewer: Viewer) -> Any:
         """The current view of ``viewer`` (built now unless cached); from here on the viewer
         gets deltas."""
-        self.viewers.add(viewer)
-        view = self.views.get(viewer)
-        if view is None:
-            view = self.views[viewer] = self.game.view(self.state, viewer)
-        return view
+        return self.fanout.view_for(self.state, viewer)
 
-    def snapshot(self, viewer: int | None, ref: int | None = None) -> Snapshot:
+    def snapshot(self, viewer: Viewer, ref: int | None = None) -> Snapshot:
         """The full view of ``viewer`` now."""
         view = self.view_for(viewer) if self.status != "waiting" else None
-        legal = self.legal.get(viewer, []) if viewer is not None else []
+        legal = self.fanout.legal.get(viewer, []) if viewer is not None else []
         return Snapshot(
             ref=ref,
             room=self.id,
@@ -857,7 +701,7 @@ class Room:
             legal=tuple(legal),
         )
 
-    def _send_snapshot(self, peer: Peer, viewer: int | None, ref: int | None = None) -> None:
+    def _send_snapshot(self, peer: Peer, viewer: Viewer, ref: int | None = None) -> None:
         """The full view, and for a finished game its ``game_over`` again (whoever arrives
         or comes back after the end learns the outcome and the seed reveal)."""
         peer.send(self.snapshot(viewer, ref))
@@ -865,24 +709,19 @@ class Room:
             peer.send_frame(self.over)
 
     async def resume(self, peer: Peer, seen: int, epoch: str, ref: int | None) -> None:
-        """Send what ``peer`` missed since ``seen``: the kept deltas, or a snapshot when they
-        are gone or the client's history is from another epoch (a server restart)."""
+        """Send what ``peer`` missed since ``seen``: the kept deltas then ``ok``, or a snapshot
+        (:func:`~server.resume.plan_resume` decides)."""
         seat = self.seat_of(peer.user)
         attached = peer in self.peers and self.peers[peer] == seat
         self.peers[peer] = seat
         if seat is not None:
             self.hub.bots.human_back(self, seat)
-        kept = [(base, frames) for base, seq, frames in self.history if seq > seen]
-        # A seq inside a batch's delta was never a client's: it too gets a snapshot.
-        complete = (bool(kept) and kept[0][0] == seen) or seen == self.seq
-        # Deltas are only built for viewers someone watched; any gap means a snapshot.
-        complete = complete and all(seat in frames for _, frames in kept)
-        # seq 0 names both the empty view before the start and the first view: a snapshot.
-        if epoch != self.hub.epoch or not complete or seen > self.seq or seen == 0:
+        frames = plan_resume(self.fanout.history, seen, self.seq, seat, epoch == self.hub.epoch)
+        if frames is None:
             self._send_snapshot(peer, seat, ref)
         else:
-            for _, frames in kept:
-                peer.send_frame(frames[seat])
+            for frame in frames:
+                peer.send_frame(frame)
             peer.send(Ok(ref=ref, room=self.id))
             if self.over is not None:
                 peer.send_frame(self.over)
@@ -899,40 +738,13 @@ class Room:
     # -- chat -----------------------------------------------------------------------------------
 
     async def chat(self, peer: Peer, text: str) -> None:
-        """Players talk to everyone in the room; spectators only to spectators."""
-        settings = self.hub.settings
-        text = text.strip()
-        if not text or len(text) > settings.chat_length:
-            raise Refused(
-                ErrorCode.CHAT_TOO_LONG,
-                f"A chat message has 1 to {settings.chat_length} characters.",
-            )
-        now = time.time()
-        chatter = self.chatters.setdefault(peer.user, _Chatter())
-        recent = [t for t in chatter.times if now - t < 10.0]
-        if len(recent) >= settings.chat_rate:
-            raise Refused(
-                ErrorCode.RATE_LIMITED, f"At most {settings.chat_rate} chat messages per 10 s."
-            )
-        chatter.times.append(now)
-        seat = self.seat_of(peer.user)
-        channel = "players" if seat is not None else "spectators"
-        message = ChatMessage(
-            room=self.id,
-            channel=channel,
-            user=peer.user,
-            name=peer.name,
-            seat=seat,
-            text=text,
-            server_time=now,
-        )
-        frame = encode(message)
+        """Players talk to everyone in the room; spectators only to spectators
+        (:class:`~server.chat.Chat`)."""
+        line = self.chat_log.line(peer.user, peer.name, self.seat_of(peer.user), text, time.time())
+        frame = encode(line)
         for other, viewer in self.peers.items():
-            if peer.user in other.muted:
-                continue
-            if channel == "spectators" and viewer is not None:
-                continue
-            other.send_frame(frame)
+            if Chat.hears(line, viewer, other.muted):
+                other.send_frame(frame)
 
     # -- closing --------------------------------------------------------------------------------
 
@@ -945,9 +757,9 @@ class Room:
         within their grace period (a stand-in bot is not anyone)."""
         if self.peers:
             return True
-        bots = self.hub.bots
         return any(
-            seat.kind == "human" and (self.id, n) in bots.grace for n, seat in enumerate(self.seats)
+            seat.kind == "human" and self.hub.bots.in_grace(self, n)
+            for n, seat in enumerate(self.seats)
         )
 
     async def abandon(self) -> None:
@@ -960,22 +772,13 @@ class Room:
         self.hub.store.update_room(self.id, status="abandoned", finished=time.time())
         self._close("abandoned")
 
-    def _fail_queued(self, code: ErrorCode, message: str) -> None:
-        if self._carry is not None:
-            self._queue.put_nowait(self._carry)
-            self._carry = None
-        while not self._queue.empty():
-            _, answer = self._queue.get_nowait()
-            if not answer.done():
-                answer.set_exception(Refused(code, message))
-
     def _close(self, reason: str) -> None:
         """Close the room for good: tell its viewers, answer what is queued, forget it."""
         self.closed = True
         if self._timer is not None:
             self._timer.cancel()
         self.hub.bots.stop_room(self)
-        self._fail_queued(ErrorCode.NO_SUCH_ROOM, f"Room {self.id} closed ({reason}).")
+        self._mailbox.refuse_all(ErrorCode.NO_SUCH_ROOM, f"Room {self.id} closed ({reason}).")
         frame = encode(RoomClosed(room=self.id, reason=reason))
         for peer in self.peers:
             peer.send_frame(frame)
@@ -983,41 +786,5 @@ class Room:
         self.hub.room_closed(self)
 
 
-#: A request in a room's queue: the work (a coroutine function, or an act) and its answer.
-_Item = tuple["Callable[[], Awaitable[Any]] | QueuedAct", "asyncio.Future[Any]"]
-
-#: Seconds between two ``room_update`` broadcasts of one room (see Room._changed).
-_UPDATE_INTERVAL = 0.25
-
-
-@attrs.frozen
-class QueuedAct:
-    """A command waiting in a room's queue: who sent it (``peer``; bots have none), for which
-    seat, the command's wire form, the request's id and the ``seq`` the sender acted on.
-    Queued acts are decided together (:meth:`Room.act_batch`)."""
-
-    peer: Peer | None
-    seat: int
-    data: Mapping[str, Any]
-    ref: int | None = None
-    seen: int | None = None
-
-
-class _Step(NamedTuple):
-    """One record's effect: the state before, its events, the state after, and the seats whose
-    legal commands may have changed (``None``: any)."""
-
-    before: Any
-    events: list[Event]
-    after: Any
-    changed: Collection[int] | None
-
-
 class _Broken(Exception):
     """The room's state can no longer be trusted: it closes."""
-
-
-def room_code() -> str:
-    """A short code for a private room, easy to read aloud."""
-    alphabet = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
-    return "".join(secrets.choice(alphabet) for _ in range(6))

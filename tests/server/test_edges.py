@@ -20,8 +20,10 @@ from clients.sdk import LuminClient, ServerError, bot, human
 from engine.core import from_wire
 from protocol.messages import Delta, Resume, RoomUpdate, Snapshot
 from server.app import LuminServer
+from server.batch import QueuedAct
 from server.config import Settings
-from server.room import QueuedAct, Refused, Room
+from server.errors import Refused
+from server.room import Room
 from tests.server.conftest import TEST_LIMITS
 from tests.server.test_play import play_seat
 from tests.server.test_rooms import play_one

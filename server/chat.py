@@ -1,0 +1,56 @@
+"""A room's chat: who may say what, how often, and who hears it.
+
+Players' lines go to everyone in the room on the ``players`` channel; spectators' lines only to
+spectators, on the ``spectators`` channel. Pure: the room sends what this decides.
+"""
+
+from __future__ import annotations
+
+import collections
+
+from protocol.errors import ErrorCode
+from protocol.messages import ChatMessage
+from server.errors import Refused
+
+__all__ = ["Chat"]
+
+
+class Chat:
+    """The chat of one room: lines of at most ``length`` characters, at most ``rate`` lines
+    per person in any 10 seconds."""
+
+    def __init__(self, room: str, length: int, rate: int) -> None:
+        self.room = room
+        self.length = length
+        self.rate = rate
+        self._times: dict[str, collections.deque[float]] = {}
+
+    def line(self, user: str, name: str, seat: int | None, text: str, now: float) -> ChatMessage:
+        """The chat line ``user`` (seated at ``seat``, or watching) says at ``now``; refused
+        (``chat_too_long``, ``rate_limited``) when it breaks the limits."""
+        text = text.strip()
+        if not text or len(text) > self.length:
+            raise Refused(
+                ErrorCode.CHAT_TOO_LONG, f"A chat message has 1 to {self.length} characters."
+            )
+        times = self._times.setdefault(user, collections.deque(maxlen=64))
+        if sum(1 for t in times if now - t < 10.0) >= self.rate:
+            raise Refused(ErrorCode.RATE_LIMITED, f"At most {self.rate} chat messages per 10 s.")
+        times.append(now)
+        return ChatMessage(
+            room=self.room,
+            channel="players" if seat is not None else "spectators",
+            user=user,
+            name=name,
+            seat=seat,
+            text=text,
+            server_time=now,
+        )
+
+    @staticmethod
+    def hears(line: ChatMessage, viewer: int | None, muted: set[str]) -> bool:
+        """Whether a member who sees ``viewer`` (a seat, or ``None``) and mutes ``muted`` gets
+        ``line``."""
+        if line.user in muted:
+            return False
+        return line.channel == "players" or viewer is None

@@ -1,0 +1,97 @@
+"""A room's seats: who holds each (nobody, a person or a bot), and the rules of taking one.
+
+Pure: the functions here decide, and the room applies what they decide and tells its viewers.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
+
+import attrs
+
+from protocol.errors import ErrorCode
+from protocol.messages import SeatInfo
+from server.errors import Refused
+
+__all__ = ["Seat", "check_start", "join_kind", "room_code", "seat_of"]
+
+
+@attrs.define
+class Seat:
+    """One seat: open, held by a human (``user``) or played by a bot (``bot``)."""
+
+    kind: str = "open"  # "open", "human" or "bot"
+    name: str | None = None
+    user: str | None = None
+    bot: str | None = None
+    choices: dict[str, Any] = attrs.field(factory=dict)
+    ready: bool = False
+
+    def to_wire(self) -> dict[str, Any]:
+        return attrs.asdict(self)
+
+    def info(self, n: int, connected: bool) -> SeatInfo:
+        """The lobby's view of this seat, as seat ``n``."""
+        return SeatInfo(
+            seat=n,
+            kind=self.kind,  # type: ignore[arg-type]
+            name=self.name,
+            user=self.user,
+            bot=self.bot,
+            choices=self.choices,
+            ready=self.ready,
+            connected=connected,
+        )
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> Seat:
+        return cls(**data)
+
+
+def seat_of(seats: Sequence[Seat], user: str) -> int | None:
+    """The seat ``user`` holds, if any."""
+    for n, seat in enumerate(seats):
+        if seat.kind == "human" and seat.user == user:
+            return n
+    return None
+
+
+def join_kind(
+    seats: Sequence[Seat], seat: int, user: str, status: str, room_id: str
+) -> Literal["reclaim", "take"]:
+    """Whether ``user`` may sit at ``seat`` of a room in ``status``: ``"reclaim"`` their own
+    seat (at any time: a reconnect), or ``"take"`` an open seat before the start or a bot's
+    seat before the end (a person takes the bot's place); else :class:`Refused` naming why."""
+    if not 0 <= seat < len(seats):
+        raise Refused(ErrorCode.NO_SUCH_SEAT, f"Room {room_id} has seats 0-{len(seats) - 1}.")
+    slot = seats[seat]
+    held = seat_of(seats, user)
+    if slot.kind == "human" and slot.user == user:
+        return "reclaim"
+    if held is not None:
+        raise Refused(ErrorCode.SEAT_TAKEN, f"You already hold seat {held} here.")
+    if slot.kind == "human":
+        raise Refused(ErrorCode.SEAT_TAKEN, f"Seat {seat} is held by {slot.name}.")
+    if slot.kind == "open" and status != "waiting":
+        raise Refused(ErrorCode.ALREADY_STARTED, "The game has started; open seats are closed.")
+    if status == "finished":
+        raise Refused(ErrorCode.ALREADY_STARTED, "The game is over.")
+    return "take"
+
+
+def check_start(seats: Sequence[Seat], host: str | None) -> None:
+    """Refuse (``not_ready``) to start while a seat is open or a seated person other than the
+    host has not said ready."""
+    for n, seat in enumerate(seats):
+        if seat.kind == "open":
+            raise Refused(ErrorCode.NOT_READY, f"Seat {n} is still open.")
+        if seat.kind == "human" and not seat.ready and seat.user != host:
+            raise Refused(ErrorCode.NOT_READY, f"{seat.name} (seat {n}) is not ready.")
+
+
+def room_code() -> str:
+    """A short code for a private room, easy to read aloud."""
+    alphabet = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+    return "".join(secrets.choice(alphabet) for _ in range(6))
