@@ -45,6 +45,7 @@ __all__ = [
     "Viewer",
     "chance",
     "expand_legal",
+    "first_state",
     "from_wire",
     "outcome_to_wire",
     "replace",
@@ -529,6 +530,15 @@ def expand_legal(game: Game, entries: Iterable[Mapping[str, Any]]) -> list[Comma
         for value in values:
             out.append(_converter.structure({**fixed, field: value}, cls))
     return out
+
+
+def first_state(
+    game: Game, options: Mapping[str, Any], seats: Sequence[SeatSpec], seed: bytes
+) -> Any:
+    """The state a game begins in: ``setup`` with the options, the seats and the seed's
+    ``"setup"`` draw. Rooms, replays, ``lumin verify`` and matches all deal through this, so
+    a log's first state is the same wherever it is rebuilt."""
+    return game.setup(options, tuple(seats), chance(seed, "setup"))
 
 
 def replay(game: Game, first: S, events: Iterable[Event]) -> S:

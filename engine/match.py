@@ -25,6 +25,7 @@ from engine.core import (
     SeatSpec,
     chance,
     expand_legal,
+    first_state,
     validate_options,
     validate_seat_choices,
 )
@@ -66,7 +67,7 @@ class Match:
         specs = tuple(
             attrs.evolve(seat, choices=validate_seat_choices(game, seat.choices)) for seat in seats
         )
-        first = game.setup(checked, specs, chance(seed, "setup"))
+        first = first_state(game, checked, specs, seed)
         return cls(game, checked, specs, seed, first, first)
 
     def act(self, seat: int, command: Command, now: float | None = None) -> list[Event]:

@@ -10,10 +10,11 @@ from __future__ import annotations
 import secrets
 from typing import Any
 
-from engine.core import Game, SeatSpec, chance, from_wire
+from engine.core import Game, first_state, from_wire
 from engine.registry import get_game
 from protocol.errors import ErrorCode
 from server.errors import Refused
+from server.seats import seat_specs
 from server.store import EventStore, Record, RoomRow
 
 __all__ = ["Replay", "log_document", "may_read"]
@@ -55,13 +56,7 @@ class Replay:
         self.row = row
         self.game: Game = get_game(row.game)
         self.records: list[Record] = list(store.records(room_id))
-        seats = [
-            SeatSpec(
-                name=s.get("name") or f"Seat {n}", bot=s.get("bot"), choices=s.get("choices", {})
-            )
-            for n, s in enumerate(row.seats)
-        ]
-        first = self.game.setup(row.options, seats, chance(row.seed, "setup"))
+        first = first_state(self.game, row.options, seat_specs(row.seats), row.seed)
         self._kept: dict[int, Any] = {0: first}
         self.position = 0
         self.viewer = self._check_viewer(viewer)

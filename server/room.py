@@ -27,9 +27,9 @@ from engine.core import (
     Game,
     Outcome,
     Rejected,
-    SeatSpec,
     ViewPatcher,
     chance,
+    first_state,
     from_wire,
     outcome_to_wire,
     to_wire,
@@ -56,7 +56,7 @@ from server.fanout import Fanout, Viewer
 from server.mailbox import Mailbox, Work
 from server.metrics import Metrics
 from server.resume import plan_resume
-from server.seats import Seat, check_start, join_kind, seat_of
+from server.seats import Seat, check_start, join_kind, seat_of, seat_specs
 from server.store import Record, RoomRow
 
 __all__ = ["Peer", "Room", "RoomBots", "RoomHost", "RoomStore"]
@@ -477,11 +477,8 @@ class Room:
                 self.hub.bots.human_gone(self, seat)
 
     def _deal(self) -> None:
-        specs = [
-            SeatSpec(name=seat.name or f"Seat {n}", bot=seat.bot, choices=seat.choices)
-            for n, seat in enumerate(self.seats)
-        ]
-        self.state = self.game.setup(self.options, specs, chance(self.seed, "setup"))
+        specs = seat_specs([seat.to_wire() for seat in self.seats])
+        self.state = first_state(self.game, self.options, specs, self.seed)
         self._refresh_views()
 
     def restore(self, records: list[Record]) -> None:

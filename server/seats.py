@@ -11,11 +11,12 @@ from typing import Any, Literal
 
 import attrs
 
+from engine.core import SeatSpec
 from protocol.errors import ErrorCode
 from protocol.messages import SeatInfo
 from server.errors import Refused
 
-__all__ = ["Seat", "check_start", "join_kind", "room_code", "seat_of"]
+__all__ = ["Seat", "check_start", "join_kind", "room_code", "seat_of", "seat_specs"]
 
 
 @attrs.define
@@ -95,3 +96,12 @@ def room_code() -> str:
     """A short code for a private room, easy to read aloud."""
     alphabet = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
     return "".join(secrets.choice(alphabet) for _ in range(6))
+
+
+def seat_specs(seats: Sequence[Mapping[str, Any]]) -> list[SeatSpec]:
+    """What the rules are dealt for seats in their stored form (``Seat.to_wire``): a seat
+    nobody named is ``Seat n``. A room, its replay and ``lumin verify`` deal from the same."""
+    return [
+        SeatSpec(name=s.get("name") or f"Seat {n}", bot=s.get("bot"), choices=s.get("choices", {}))
+        for n, s in enumerate(seats)
+    ]

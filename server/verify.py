@@ -14,9 +14,10 @@ from typing import Any
 
 import attrs
 
-from engine.core import Rejected, SeatSpec, chance, from_wire, to_wire
+from engine.core import Rejected, chance, first_state, from_wire, to_wire
 from engine.registry import get_game
 from protocol.fairness import verify as check_commitment
+from server.seats import seat_specs
 
 __all__ = ["Report", "verify_document"]
 
@@ -43,11 +44,7 @@ def verify_document(document: Mapping[str, Any]) -> Report:
         problems.append("the seed and salt do not match the room's published commitment")
     game = get_game(game_id)
     seed = bytes.fromhex(document["seed"])
-    seats = [
-        SeatSpec(name=s.get("name") or f"Seat {n}", bot=s.get("bot"), choices=s.get("choices", {}))
-        for n, s in enumerate(document["seats"])
-    ]
-    state = game.setup(document["options"], seats, chance(seed, "setup"))
+    state = first_state(game, document["options"], seat_specs(document["seats"]), seed)
     position = 0
     for record in document["records"]:
         label = f"record {record['seq']}"
