@@ -174,7 +174,7 @@ async def test_a_flood_is_read_no_faster_than_the_limit_then_closed(url, setting
     """Over the limit a connection is read no faster than its rate (each refusal is followed
     by a token's wait, so the flood waits in the socket); every refused request is answered
     with its ref, and one that floods on is closed with 1008."""
-    from server.app import FLOOD_CLOSE
+    from server.client import FLOOD_CLOSE
 
     answers = []
     started = time.monotonic()

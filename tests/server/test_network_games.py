@@ -13,7 +13,7 @@ import pytest
 from clients.sdk import LuminClient, bot, human
 from engine.core import validate_options
 from engine.registry import game_ids, get_game
-from server.app import Client
+from server.client import Client
 from tests.contract.spec import load_spec
 from tests.contract.test_contract import walk
 from tests.server.test_play import play_seat

@@ -1,0 +1,263 @@
+"""One websocket connection: what it reads, what it is sent, and how fast it may ask.
+
+A :class:`Client` sits on a :class:`~server.transport.ClientSocket`: the sans-I/O
+:class:`~protocol.connection.ServerConnection` parses its messages, which go to the request
+handlers (:mod:`server.handlers`); rate limits that outlive the connection
+(:mod:`server.limits`) bound what it may ask, and a flood is refused unexecuted and read no
+faster than the limits allow; what it is sent is written once per loop turn without ever
+waiting for it, so a slow client is dropped instead of slowing its rooms.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import time
+from typing import Any
+
+import structlog
+from websockets.exceptions import ConnectionClosed
+
+from protocol.codec import Limits, Peek, decode, encode_refusal, peek
+from protocol.connection import InvalidState, ServerConnection
+from protocol.connection import State as ConnectionState
+from protocol.errors import ErrorCode, ProtocolError
+from protocol.messages import Act, Bye, Error, Message
+from server.config import Settings
+from server.errors import Refused
+from server.handlers import failed, handle, queue_act, reject
+from server.hub import Hub
+from server.limits import RateLimits
+from server.replay import Replay
+from server.room import Room
+from server.transport import ClientSocket, drop, write_frames
+
+__all__ = ["FLOOD_CLOSE", "Client"]
+
+log = structlog.get_logger("lumin.server")
+
+#: Bursts' worth of refusals in a row (without a calm moment) after which a flooding connection
+#: is closed (1008).
+FLOOD_CLOSE = 2
+
+
+class Client:
+    """One websocket connection: a :class:`~server.handlers.Session` to the request handlers
+    and a :class:`~server.room.Peer` to the rooms it is in."""
+
+    def __init__(
+        self, socket: ClientSocket, hub: Hub, settings: Settings, limits: RateLimits
+    ) -> None:
+        self.socket = socket
+        self.hub = hub
+        self.settings = settings
+        self.limits = limits
+        self.conn = ServerConnection(limits=Limits(max_frame=settings.max_frame))
+        self.user = ""
+        self.name = ""
+        self.address = socket.address
+        #: Whose rate limit this connection's messages count against: its own until
+        #: ``hello``, then its identity's, shared by every connection of that identity.
+        self.person = "c" + socket.id.hex
+        self.muted: set[str] = set()
+        self.rooms: dict[str, Room] = {}
+        self.replays: dict[str, Replay] = {}
+        #: Messages refused over the rate limit since the last calm moment.
+        self.floods = 0
+        self.dropped = False
+        #: Frames made during this loop turn, written together at its end.
+        self.frames: list[bytes] = []
+        #: Acts taken straight from the socket (:meth:`_take`) that their room has not answered.
+        self.inflight: set[asyncio.Future[Any]] = set()
+
+    # -- sending (never blocks the caller) ------------------------------------------------------
+
+    def send(self, message: Message) -> None:
+        try:
+            self.conn.send(message)
+        except InvalidState:
+            return
+        self._flush()
+
+    def _flush(self) -> None:
+        for frame in self.conn.data_to_send():
+            self.send_frame(frame)
+
+    def send_frame(self, frame: bytes) -> None:
+        """Queue one frame for this loop turn's write (see :meth:`_write`); never waits."""
+        if self.dropped:
+            return
+        self.frames.append(frame)
+        if len(self.frames) == 1:
+            asyncio.get_running_loop().call_soon(self._write)
+
+    def _write(self) -> None:
+        """Write the frames of this loop turn in one go (one system call, not one per frame).
+
+        They go into the connection's transport buffer, which the operating system drains as
+        the client reads; a client whose unsent bytes pass ``send_buffer`` cannot keep up and
+        is disconnected, so it never slows its room or holds the server's memory.
+        """
+        frames, self.frames = self.frames, []
+        if not frames or self.dropped:
+            return
+        waiting = write_frames(self.socket, frames)
+        if waiting is not None and waiting > self.settings.send_buffer:
+            self.dropped = True
+            self.hub.metrics.dropped.inc()
+            log.info("slow_client_dropped", user=self.user)
+            drop(self.socket, 1008, "too slow: unsent data passed the limit", grace=0.0)
+
+    # -- receiving ------------------------------------------------------------------------------
+
+    def _allow(self) -> bool:
+        """Whether the rate limits let one more message of this person's through (see
+        :class:`~server.limits.RateLimits`); a calm person is forgiven past floods."""
+        now = time.monotonic()
+        if not self.limits.message(self.person, self.address, now):
+            return False
+        if self.floods and self.limits.calm(self.person, self.address, now):
+            self.floods = 0
+        return True
+
+    async def serve(self) -> None:
+        """Read frames until the connection closes, answering each in turn.
+
+        An ``act`` arriving while nothing else of this connection's waits or is being handled
+        is taken at the socket instead (:meth:`_take`), without waking this task; a message
+        that arrives while such acts are still in their rooms waits for their answers first,
+        so requests are still handled in the order they arrive.
+        """
+        self.socket.take = self._take
+        try:
+            async for frame in self.socket:
+                try:
+                    if self.inflight:
+                        await asyncio.wait(set(self.inflight))
+                    if not await self._receive(frame):
+                        break
+                    if self.socket.queued > 1:
+                        # More is waiting (websockets hands queued messages over without
+                        # yielding): let every other connection and room have a turn first,
+                        # so a client that sends a lot at once only ever holds the loop for
+                        # one message.
+                        await asyncio.sleep(0)
+                finally:
+                    self.socket.handled(frame)
+        except ConnectionClosed:
+            pass
+        finally:
+            self.socket.take = None
+            self._goodbye()
+            self._write()  # answers made just now (a bye's) go out before the close frame
+            await self.socket.close(self.conn.close_code or 1000)
+
+    def going_away(self) -> None:
+        """Say ``bye`` (``going_away``) before the server closes this connection with 1001 as
+        it shuts down; the frame is written at once."""
+        self.send(Bye(code="going_away", message="The server is shutting down."))
+        self._write()
+
+    async def _receive(self, frame: bytes | str) -> bool:
+        """Handle one message from the socket; ``False`` once the connection is to close."""
+        if not self._allow():
+            self.floods += 1
+            self.hub.metrics.protocol_errors.labels(ErrorCode.RATE_LIMITED.value).inc()
+            self._refuse_flood(frame)
+            if self.floods > FLOOD_CLOSE * self.settings.burst:
+                log.info("flood_closed", user=self.user, address=self.address)
+                self._write()  # what was said before the close goes out first
+                drop(self.socket, 1008, "flooding")
+                return False
+            # Read no faster than the limits allow: until a token is due, what the client
+            # sends waits in its socket (TCP pushes back), so a flood costs this server a
+            # bounded amount of work however fast it comes.
+            self._write()
+            await asyncio.sleep(self.limits.next_token(self.person, self.address, time.monotonic()))
+            return True
+        if isinstance(frame, str):
+            self.send(
+                Error(
+                    code=ErrorCode.NOT_MSGPACK.value,
+                    message="Frames are binary msgpack, not text.",
+                )
+            )
+            return True
+        self.conn.receive_data(frame)
+        for event in self.conn.events_received():
+            if isinstance(event, ProtocolError):
+                self.hub.metrics.protocol_errors.labels(event.code.value).inc()
+            else:
+                await handle(self, event)
+        self._flush()
+        return not self.conn.close_expected()
+
+    def _take(self, frame: bytes | bytearray | memoryview) -> bool:
+        """The socket's ``take`` hook (:class:`~server.transport.ClientSocket`): decide at once
+        whether ``frame`` is an ``act`` that can go straight to its room, and hand it over if
+        so.
+
+        It can when the connection is greeted, nothing of this connection's is waiting or
+        being handled (so the order of requests holds) and the rate limit allows it. The
+        room answers it as always; a refusal before the room is answered here. Anything else
+        (another message, a bad frame, a flood) is left to :meth:`serve`, which reports it.
+        Every move of a game is an ``act``, and this spares each one two task switches.
+        """
+        if (
+            self.socket.queued
+            or self.inflight
+            or self.dropped
+            or self.conn.state is not ConnectionState.OPEN
+        ):
+            return False
+        try:
+            request = decode(bytes(frame), sender="client", limits=self.conn.limits)
+        except ProtocolError:
+            return False
+        if type(request) is not Act or not self._allow():
+            return False
+        try:
+            answer = queue_act(self, request)
+        except Exception:
+            log.exception("request_failed", type=Act.TYPE, user=self.user)
+            failed(self, request.id)
+            return True
+        if answer is not None:
+            self.inflight.add(answer)
+            answer.add_done_callback(functools.partial(self._acted, request))
+        return True
+
+    def _acted(self, request: Act, answer: asyncio.Future[Any]) -> None:
+        """An act taken at the socket has its answer: a room's refusal is sent here (the
+        rules' and the room's own answers were sent by the room)."""
+        self.inflight.discard(answer)
+        if answer.cancelled():
+            return
+        error = answer.exception()
+        if isinstance(error, Refused):
+            reject(self, request, error)
+        elif error is not None:
+            log.error("request_failed", type=Act.TYPE, user=self.user, error=repr(error))
+            failed(self, request.id)
+
+    def _refuse_flood(self, frame: bytes | str) -> None:
+        """Answer a message over the rate limit, unexecuted and read no further than its
+        ``type``, ``id`` and ``room`` (:func:`~protocol.codec.peek`): an ``act`` gets
+        ``rejected``, another request an ``error``, each with its ``ref`` (so no request is
+        left hanging); frames without an id get an error now and then."""
+        seen = Peek() if isinstance(frame, str) else peek(frame, self.conn.limits)
+        if seen.id is None and self.floods != 1 and self.floods % 100:
+            return
+        text = (
+            f"At most {self.settings.rate:g} messages per second (bursts of"
+            f" {self.settings.burst}) per person and {self.settings.address_rate:g} per address;"
+            " this one was not executed."
+        )
+        room = seen.room if seen.type == Act.TYPE else None
+        self.send_frame(encode_refusal(ErrorCode.RATE_LIMITED.value, text, seen.id, room))
+
+    def _goodbye(self) -> None:
+        self.hub.lobby.discard(self)
+        for room in self.rooms.values():
+            room.detach(self)
+        self.rooms.clear()

@@ -1,0 +1,163 @@
+"""Lumin's HTTP routes, served on the websocket port through websockets' ``process_request``
+hook: the websocket upgrade's admission (``/ws``: Origin, connections per address, the connect
+rate), ``/healthz``, ``/metrics``, ``/highscores``, finished games' logs
+(``/rooms/<id>/log``) and the browser client's static files (``/``).
+
+Query strings are parsed with the standard library (:func:`urllib.parse.parse_qs`). Nothing
+here awaits: each answer is built from memory or one store read.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import math
+import mimetypes
+import time
+import urllib.parse
+from http import HTTPStatus
+
+from websockets.asyncio.server import ServerConnection as Socket
+from websockets.datastructures import Headers
+from websockets.http11 import Request, Response
+
+from server.config import Settings
+from server.hub import Hub
+from server.limits import client_address, parse_networks
+from server.metrics import Metrics
+from server.replay import log_document, may_read
+from server.transport import ClientSocket
+
+__all__ = ["HttpRoutes", "response"]
+
+
+class HttpRoutes:
+    """Answers HTTP requests for one server, from its settings, hub and metrics.
+
+    ``per_address`` is the server's count of open connections by client address (the
+    handshake refuses past ``--connections-per-address``)."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        hub: Hub,
+        metrics: Metrics,
+        per_address: collections.Counter[str],
+    ) -> None:
+        self.settings = settings
+        self.hub = hub
+        self.metrics = metrics
+        self.per_address = per_address
+        self.proxies = parse_networks(settings.trusted_proxies)
+
+    def origin_allowed(self, origin: str | None, host: str | None) -> bool:
+        """Whether a websocket request's Origin may connect: one of the configured origins, or,
+        when none are configured, the page's own origin (the Origin names the host the request
+        was sent to, so the browser client served by this server connects wherever it is
+        reached, ``--host 0.0.0.0`` included). Clients that send no Origin (bots, terminal
+        clients) are not browsers and may connect."""
+        if origin is None:
+            return True
+        if self.settings.origins:
+            return origin in self.settings.origins
+        return host is not None and origin in (f"http://{host}", f"https://{host}")
+
+    def route(self, connection: Socket, request: Request) -> Response | None:
+        """websockets' ``process_request`` hook: the answer to an HTTP request, or ``None`` to
+        let a websocket upgrade on ``/ws`` go ahead."""
+        path = request.path.split("?", 1)[0]
+        if path == "/ws":
+            return self.handshake(connection, request)
+        if path == "/healthz":
+            health = {"status": "ok", "rooms": len(self.hub.rooms), "epoch": self.hub.epoch}
+            return response(HTTPStatus.OK, json.dumps(health).encode(), "application/json")
+        if path == "/metrics":
+            return response(HTTPStatus.OK, self.metrics.render(), "text/plain; version=0.0.4")
+        if path == "/highscores":
+            query = urllib.parse.parse_qs(urllib.parse.urlsplit(request.path).query)
+            player = query.get("player", [None])[0]
+            scores = {"high_scores": self.hub.store.high_scores(player)}
+            return response(HTTPStatus.OK, json.dumps(scores).encode(), "application/json")
+        if path.startswith("/rooms/") and path.endswith("/log"):
+            return self._log(path.split("/")[2], request)
+        return self._static(path)
+
+    def handshake(self, connection: Socket, request: Request) -> Response | None:
+        """Admit a websocket upgrade (``None``), or refuse it: 403 for a foreign ``Origin``,
+        429 with ``Retry-After`` when the client's address opens connections too fast."""
+        assert isinstance(connection, ClientSocket)  # serve(create_connection=ClientSocket)
+        peer = connection.remote_address[0] if connection.remote_address else ""
+        address = client_address(peer, request.headers.get_all("X-Forwarded-For"), self.proxies)
+        connection.address = address
+        connection.budget = 4 * self.settings.max_frame
+        origin = request.headers.get("Origin")
+        if not self.origin_allowed(origin, request.headers.get("Host")):
+            self.metrics.refused_connections.labels("origin").inc()
+            body = f"Origin {origin} is not allowed to open a Lumin connection.\n"
+            return response(HTTPStatus.FORBIDDEN, body.encode(), "text/plain")
+        held = self.per_address[address]
+        if held >= self.settings.connections_per_address:
+            self.metrics.refused_connections.labels("connections_per_address").inc()
+            body = (
+                f"Too many connections from {address}: {held} are open, at most"
+                f" {self.settings.connections_per_address}; close one first.\n"
+            )
+            return response(HTTPStatus.TOO_MANY_REQUESTS, body.encode(), "text/plain")
+        wait = self.hub.limits.connect(address, time.monotonic())
+        if wait > 0:
+            self.metrics.refused_connections.labels("connect_rate").inc()
+            body = (
+                f"Too many new connections from {address}: at most"
+                f" {self.settings.connect_rate:g} per second (bursts of"
+                f" {self.settings.connect_burst}); try again in {math.ceil(wait)} s.\n"
+            )
+            refusal = response(HTTPStatus.TOO_MANY_REQUESTS, body.encode(), "text/plain")
+            refusal.headers["Retry-After"] = str(math.ceil(wait))
+            return refusal
+        return None
+
+    def _log(self, room_id: str, request: Request) -> Response:
+        """A finished game's log; a private game's needs ``?code=`` or a player's token
+        (``Authorization: Bearer TOKEN``), else 403."""
+        row = self.hub.store.room(room_id)
+        if row is None or row.status != "finished":
+            return response(HTTPStatus.NOT_FOUND, b"no finished game with that id\n", "text/plain")
+        query = urllib.parse.parse_qs(urllib.parse.urlsplit(request.path).query)
+        code = query.get("code", [None])[0]
+        if not may_read(row, code, self._bearer(request)):
+            body = b"this private game's log needs its code (?code=) or a player's token\n"
+            return response(HTTPStatus.FORBIDDEN, body, "text/plain")
+        document = log_document(row, list(self.hub.store.records(room_id)))
+        return response(HTTPStatus.OK, json.dumps(document).encode(), "application/json")
+
+    def _bearer(self, request: Request) -> str | None:
+        """The user id of a known identity whose token the request carries, if any."""
+        scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+        if scheme.lower() != "bearer" or not token.strip():
+            return None
+        return self.hub.known_user(token.strip())
+
+    def _static(self, path: str) -> Response:
+        root = self.settings.static
+        if root is None or not root.is_dir():
+            return response(HTTPStatus.NOT_FOUND, b"not found\n", "text/plain")
+        base = root.resolve()
+        target = (base / path.lstrip("/")).resolve()
+        if not target.is_relative_to(base):
+            return response(HTTPStatus.NOT_FOUND, b"not found\n", "text/plain")
+        if target.is_dir():
+            target = target / "index.html"
+        if not target.is_file():
+            target = base / "index.html"  # the browser client routes its own paths
+            if not target.is_file():
+                return response(HTTPStatus.NOT_FOUND, b"not found\n", "text/plain")
+        kind = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
+        return response(HTTPStatus.OK, target.read_bytes(), kind)
+
+
+def response(status: HTTPStatus, body: bytes, kind: str) -> Response:
+    """A complete HTTP answer: ``body`` as ``kind``, never cached."""
+    headers = Headers(
+        [("Content-Type", kind), ("Content-Length", str(len(body))), ("Cache-Control", "no-cache")]
+    )
+    return Response(status.value, status.phrase, headers, body)
