@@ -1,31 +1,44 @@
 """Coming back: a quick reconnect after the last connection of a viewer dropped resumes with the
 deltas it missed (within the resume window), a resume changes nobody's room summary when the
 connection was already there, ``get_snapshot`` has no side effect, and an ``act`` from a seq
-the room has not reached is refused."""
+the room has not reached is refused; and the resume rule itself (``server.resume``): whatever
+deltas are lost, a client that resumes ends with exactly the room's latest view."""
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import itertools
 from pathlib import Path
+from typing import Any
 
 import msgpack
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from websockets.asyncio.client import connect as ws_connect
 
 from clients.sdk import LuminClient, bot, human
-from protocol.codec import decode
+from protocol.codec import decode, encode
+from protocol.connection import ClientConnection, ServerConnection
+from protocol.delta import diff
 from protocol.messages import (
     Act,
     CommandRejected,
     Delta,
     GetSnapshot,
+    Hello,
     Ok,
+    Resume,
     RoomUpdate,
     Snapshot,
+    Welcome,
 )
+from protocol.views import RoomView
 from server.app import LuminServer
 from server.config import Settings
+from server.resume import plan_resume
+from tests.protocol.strategies import views
 from tests.server.conftest import TEST_LIMITS
 
 
@@ -164,3 +177,120 @@ async def test_an_act_from_a_seq_the_room_has_not_reached_is_stale(connect, serv
     answer = await ada.request(Act(room=room, command=command, seq=future))
     assert isinstance(answer, CommandRejected) and answer.code == "stale"
     assert "has not reached" in answer.message
+
+
+class KeptRoom:
+    """A room's history as :class:`~server.fanout.Fanout` keeps it (each batch's delta frame
+    per viewer, from ``base`` to ``seq``), answering a resume by the shipped rule,
+    :func:`server.resume.plan_resume`."""
+
+    def __init__(self, first: Any) -> None:
+        self.views = [first]
+        self.epoch = "e1"
+        self.history: collections.deque[tuple[int, int, dict[int | None, bytes]]] = (
+            collections.deque(maxlen=64)
+        )
+
+    def advance(self, view: Any) -> bytes:
+        base = len(self.views) - 1
+        self.views.append(view)
+        delta = Delta(room="r", base=base, seq=base + 1, ops=tuple(diff(self.views[base], view)))
+        frame = encode(delta)
+        self.history.append((base, base + 1, {None: frame}))
+        return frame
+
+    def answer(self, resume: Resume) -> list[Snapshot | Ok | bytes]:
+        latest = len(self.views) - 1
+        frames = plan_resume(self.history, resume.seq, latest, None, resume.epoch == self.epoch)
+        if frames is None:
+            return [self.snapshot(ref=resume.id)]
+        return [*frames, Ok(ref=resume.id, room="r")]
+
+    def snapshot(self, ref: int | None = None) -> Snapshot:
+        seq = len(self.views) - 1
+        return Snapshot(ref=ref, room="r", epoch=self.epoch, seq=seq, view=self.views[seq])
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    first=st.dictionaries(st.text(max_size=3), views(max_leaves=8), max_size=4),
+    steps=st.lists(
+        st.tuples(
+            st.dictionaries(st.text(max_size=3), views(max_leaves=8), max_size=4),
+            st.sampled_from(["deliver", "deliver", "lose", "restart", "forget"]),
+        ),
+        min_size=1,
+        max_size=12,
+    ),
+)
+def test_a_resuming_client_always_ends_with_the_latest_view(
+    first: dict[str, Any], steps: list[tuple[dict[str, Any], str]]
+) -> None:
+    room = KeptRoom(first)
+
+    def connect(views: dict[str, RoomView]) -> tuple[ClientConnection, ServerConnection]:
+        client, server = ClientConnection(views=views), ServerConnection()
+        client.hello("Ada")
+        for frame in client.data_to_send():
+            server.receive_data(frame)
+        assert [type(event) for event in server.events_received()] == [Hello]
+        server.send(
+            Welcome(ref=1, version=1, token="t", user="u", name="Ada", server_time=0.0, max_frame=1)
+        )
+        return client, server
+
+    client, server = connect({})
+    #: Frames on their way to the client: the connection's, and the room's own delta frames.
+    wire: list[bytes] = []
+
+    def send(item: Snapshot | Ok | bytes) -> None:
+        if isinstance(item, bytes):
+            wire.append(item)
+        else:
+            server.send(item)
+            wire.extend(server.data_to_send())
+
+    send(room.snapshot())
+
+    def deliver() -> None:
+        """Carry frames both ways until nothing is left; the model room answers resumes."""
+        while wire:
+            frames = wire.copy()
+            wire.clear()
+            for frame in frames:
+                client.receive_data(frame)
+            client.events_received()
+            for frame in client.data_to_send():
+                server.receive_data(frame)
+                (request,) = server.events_received()
+                assert isinstance(request, Resume)
+                for answer in room.answer(request):
+                    send(answer)
+
+    deliver()
+    for view, fate in steps:
+        if fate == "restart":  # same log, new epoch, no deltas kept; the client reconnects
+            room.epoch += "'"
+            room.history.clear()
+            client, server = connect(client.views)
+            client.resume_all()
+            for frame in client.data_to_send():
+                server.receive_data(frame)
+            for request in server.events_received():
+                assert isinstance(request, Resume)
+                for answer in room.answer(request):
+                    send(answer)
+        if fate == "forget":  # the server stops keeping old deltas
+            room.history.clear()
+        delta = room.advance(view)
+        if fate != "lose":
+            send(delta)
+        deliver()
+    # One last change reveals any loss at the end of the run.
+    send(room.advance({"final": True}))
+    deliver()
+    copy = client.views["r"]
+    assert copy.view == room.views[-1]
+    assert copy.seq == len(room.views) - 1
+    assert copy.epoch == room.epoch
+    assert client.resyncing == set()
