@@ -1,4 +1,4 @@
-"""The engine contract, checked on every game Lumin hosts (DESIGN.md, "Tests that carry weight").
+"""The engine contract, checked on every game Lumin hosts (docs/engine.md, "Tests every game runs").
 
 Random full games from Hypothesis-chosen seeds and room options check that:
 - replaying the log from the first state gives the live state, at every step;

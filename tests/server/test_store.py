@@ -102,6 +102,19 @@ async def test_retention_deletes_ended_rooms_and_their_logs_only(tmp_path: Path)
     store.close()
 
 
+@pytest.mark.parametrize("status", ["finished", "expired", "abandoned", "failed"])
+async def test_retention_deletes_every_kind_of_ended_room(tmp_path: Path, status: str) -> None:
+    """docs/operating.md, "Data folder and retention": finished, expired, abandoned and failed rooms alike
+    are deleted once past the retention period (abandoned rooms were kept for ever)."""
+    store = EventStore(tmp_path / "db.sqlite3")
+    now = time.time()
+    await store.create_room(row("old", status, finished=now - 100))
+    await store.append("old", record(1))
+    await store.delete_ended_before(now - 50)
+    assert store.room("old") is None and list(store.records("old")) == []
+    store.close()
+
+
 async def test_a_bad_write_in_a_batch_fails_only_itself(tmp_path: Path) -> None:
     store = EventStore(tmp_path / "db.sqlite3")
     await store.create_room(row("r1"))

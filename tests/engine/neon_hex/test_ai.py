@@ -39,7 +39,7 @@ def test_every_level_finishes_games_through_offered_commands(players: int) -> No
 
 
 def test_decisions_are_reproducible_from_the_seed() -> None:
-    # DESIGN "The engine contract": bots think within node budgets, never clocks
+    # docs/engine.md "Bots": bots think within node budgets, never clocks
     def log(seed: bytes) -> list[dict[str, object]]:
         kinds = ["hard", "medium", "easy"]
         match = Match.start(GAME, [SeatSpec(k, bot=k) for k in kinds], seed)

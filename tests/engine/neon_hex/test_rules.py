@@ -462,7 +462,7 @@ def test_everyone_sees_the_same_table_and_the_dice() -> None:
 
 
 def test_setup_draws_only_from_the_setup_generator() -> None:
-    # DESIGN "The engine contract": the first state is dealt from the seed
+    # docs/engine.md "The rules object": the first state is dealt from the seed
     seats = [SeatSpec("a"), SeatSpec("b"), SeatSpec("c")]
     one = GAME.setup({}, seats, chance(b"x", "setup"))
     two = GAME.setup({}, seats, chance(b"x", "setup"))

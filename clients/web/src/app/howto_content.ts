@@ -1,5 +1,5 @@
 /**
- * How to play each game, written from its rulebook (shared/rules/*.rulebook.txt), the
+ * How to play each game, written from its rulebook (docs/rules/*.rulebook.txt), the
  * decisions that settle what the rulebook leaves open (*.decisions.md) and the rules as Lumin
  * plays them (docs/rules/*.md). Where the three differ, the decisions and docs/rules win, as
  * they do on the server. Plain data: a paragraph is a string, a list is an array of strings.
