@@ -30,12 +30,12 @@ from pathlib import Path
 from typing import Any
 
 import msgpack
+import uvloop
 from websockets.asyncio.client import connect
 from websockets.asyncio.server import ServerConnection, broadcast, serve
 
 from protocol.codec import encode
 from protocol.messages import Act
-from server import eventloop
 
 __all__ = ["LOAD_LIMITS", "bench_race", "free_port", "limit_flags", "relay_main", "wait_healthy"]
 
@@ -264,7 +264,7 @@ async def _relay_server(port: int) -> None:
 
 def relay_main(port: int) -> None:
     """Run the bare relay (``python -m clients.load relay PORT``)."""
-    eventloop.run(_relay_server(port))
+    uvloop.run(_relay_server(port))
 
 
 class _Window:
@@ -433,7 +433,8 @@ def _run_target(
         url = f"ws://127.0.0.1:{port}" + ("" if target == "relay" else "/ws")
     try:
         pid = process.pid if process else None
-        result = eventloop.run(_drive(target, url, rooms, seconds, pid))
+        # uvloop, as the server runs by default, so both ends of a run share the loop kind.
+        result = uvloop.run(_drive(target, url, rooms, seconds, pid))
     finally:
         if process is not None:
             process.terminate()

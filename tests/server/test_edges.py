@@ -76,6 +76,7 @@ async def test_a_person_absent_at_the_start_gets_a_stand_in(connect, server) -> 
     await ada.start(room)
     await asyncio.wait_for(play_seat(ada, room, random.Random(8), "flip_over_frog"), 60)
     assert server.hub.rooms[room].status == "finished"
+    assert any(r.seat == 1 for r in server.store.records(room)), "a bot played Bob's seat"
 
 
 async def test_rematch_is_for_players_and_asking_twice_gives_one_room(connect) -> None:

@@ -59,6 +59,7 @@ async def test_disconnected_player_gets_a_stand_in_bot_and_returns(
     live = server.hub.rooms[room]
     assert live.status == "finished"
     assert live.seats[1].user == bob.user, "the seat stays Bob's"
+    assert any(r.seat == 1 for r in server.store.records(room)), "a bot played Bob's seat"
     back = await connect("Bob", token=token)
     await back.watch(room)
     assert back.view(room)["outcome"]

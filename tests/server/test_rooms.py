@@ -67,7 +67,12 @@ async def test_games_lists_every_game_with_what_a_room_of_it_may_have(connect) -
         options = {o.name: o.default for o in game.options} | rule["when"]
         seats = [bot(kind) for kind in game.bots][: rule["max"]]
         seats += [bot(game.default_bot)] * (rule["min"] - len(seats))
-        assert await ada.create_room(game.id, seats=seats, options=options)
+        room = await ada.create_room(game.id, seats=seats, options=options)
+        (summary,) = [r for r in await ada.list_rooms(game.id) if r.room == room]
+        assert summary.game == game.id
+        assert {name: summary.options[name] for name in options} == options
+        assert [(s.kind, s.bot) for s in summary.seats] == [("bot", s.bot) for s in seats]
+        assert summary.state in ("waiting", "playing", "finished"), "a bot-only room starts"
 
 
 async def test_bot_only_room_plays_itself_to_the_end_for_spectators(connect) -> None:
