@@ -33,7 +33,7 @@ class Chat:
             raise Refused(
                 ErrorCode.CHAT_TOO_LONG, f"A chat message has 1 to {self.length} characters."
             )
-        times = self._times.setdefault(user, collections.deque(maxlen=64))
+        times = self._times.setdefault(user, collections.deque(maxlen=self.rate))
         if sum(1 for t in times if now - t < 10.0) >= self.rate:
             raise Refused(ErrorCode.RATE_LIMITED, f"At most {self.rate} chat messages per 10 s.")
         times.append(now)

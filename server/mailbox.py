@@ -66,7 +66,8 @@ class Mailbox:
                 if not isinstance(queued[0], QueuedAct):
                     self._carry = queued
                     break
-                acts.append((queued[0], queued[1]))
+                if not queued[1].cancelled():
+                    acts.append((queued[0], queued[1]))
             return Delivery(answers=[future for _, future in acts], acts=acts)
 
     def refuse_all(self, code: ErrorCode, message: str) -> None:

@@ -67,9 +67,7 @@ def decide(
     patcher = game if isinstance(game, ViewPatcher) else None
     legal = {seat: game.legal(state, seat) for seat in range(state.players)}
     since = dict.fromkeys(range(state.players), 0) if legal_since is None else legal_since
-    return decide_batch(
-        game, patcher, state, seq, position, seed, started, legal, since, acts, NOW
-    )
+    return decide_batch(game, patcher, state, seq, position, seed, started, legal, since, acts, NOW)
 
 
 def expected_events(game: Game, state: Any, act: QueuedAct, position: int) -> list[Any]:
@@ -320,7 +318,7 @@ def test_changed_is_the_union_of_the_seats_each_step_changed() -> None:
     """With a ViewPatcher the batch's ``changed`` is the seats the steps name: two racers'
     slides change racers 0 and 1, not racer 2."""
     game, state = racing(players=3)
-    acts = [QueuedAct(None, 0, offers(game, state, 0)[0]), QueuedAct(None, 1, offers(game, state, 1)[0])]
+    acts = [QueuedAct(None, seat, offers(game, state, seat)[0]) for seat in (0, 1)]
     batch = decide(game, state, acts)
     assert [tuple(step.changed) for step in batch.steps] == [(0,), (1,)]  # type: ignore[arg-type]
     assert batch.changed == {0, 1}
@@ -360,7 +358,8 @@ def test_make_step_applies_the_events_in_order() -> None:
     """``make_step`` folds the events over the state before; without a patcher any seat may
     have changed."""
     game, state = deal("flip_over_frog")
-    events = expected_events(game, state, QueuedAct(None, state.turn, offers(game, state, state.turn)[0]), 0)
+    act = QueuedAct(None, state.turn, offers(game, state, state.turn)[0])
+    events = expected_events(game, state, act, 0)
     step = make_step(game, None, state, events)
     assert step.before is state
     assert step.events == events
@@ -382,4 +381,5 @@ def test_a_queued_act_needs_no_ref_nor_seen() -> None:
     """``QueuedAct`` needs only its sender, seat and command; ``ref`` and ``seen`` default to
     ``None`` (a bot's command: never stale)."""
     act = QueuedAct(None, 1, {"type": "flash"})
-    assert (act.peer, act.seat, act.data, act.ref, act.seen) == (None, 1, {"type": "flash"}, None, None)
+    assert (act.peer, act.seat, act.data) == (None, 1, {"type": "flash"})
+    assert (act.ref, act.seen) == (None, None)

@@ -100,7 +100,10 @@ class Table:
         if changed == "steps":
             changed = set()
             for step in steps:
-                changed = None if step.changed is None or changed is None else changed | set(step.changed)
+                if step.changed is None or changed is None:
+                    changed = None
+                else:
+                    changed |= set(step.changed)
         return self.fanout.refresh(
             self.state,
             self.seq,
@@ -115,6 +118,11 @@ def patched(game: Game, before: Any, viewer: int | None, frame: bytes) -> Any:
     """The viewer's view before, with the frame's operations applied."""
     ops = [op_from_wire(op) for op in unpack(frame).get("ops", [])]
     return apply(plain(game.view(before, viewer)), ops)
+
+
+def arrives(table: Table, before: Any, viewer: int | None, frame: bytes) -> bool:
+    """Whether the frame turns the viewer's view of ``before`` into its view now."""
+    return patched(table.game, before, viewer, frame) == plain(table.game.view(table.state, viewer))
 
 
 # -- views and legal commands at the deal ---------------------------------------------------------
@@ -159,7 +167,7 @@ def test_each_viewer_gets_the_delta_from_its_old_view_to_its_new_one() -> None:
         data = unpack(frame)
         assert (data["type"], data["room"], data["base"], data["seq"]) == ("delta", ROOM, 0, 1)
         assert data["ops"]
-        assert patched(table.game, before, viewer, frame) == plain(table.game.view(table.state, viewer))
+        assert arrives(table, before, viewer, frame)
         assert table.fanout.views[viewer] == table.game.view(table.state, viewer)
 
 
@@ -257,7 +265,7 @@ def test_a_watched_viewer_never_sent_its_view_gets_none_of_the_deltas() -> None:
     before = table.state
     frames = table.commit([table.step(table.state.turn)], watched={None, 1})
     assert set(frames) == {None, 1}
-    assert patched(table.game, before, 1, frames[1]) == plain(table.game.view(table.state, 1))
+    assert arrives(table, before, 1, frames[1])
 
 
 # -- patches from the game ------------------------------------------------------------------------
@@ -271,7 +279,8 @@ def test_a_slide_is_sent_as_the_games_patch_and_the_cached_views_dropped() -> No
     frames = table.commit([table.step(0)])
     tablet, slides = table.state.tablets[0], table.state.slides[0]
     expected = [["replace", "/seats/0/tablet", tablet], ["replace", "/seats/0/slides", slides]]
-    assert {v: unpack(f)["ops"] for v, f in frames.items()} == dict.fromkeys(table.everyone, expected)
+    sent = {viewer: unpack(frame)["ops"] for viewer, frame in frames.items()}
+    assert sent == dict.fromkeys(table.everyone, expected)
     assert table.fanout.views == {}
     assert table.fanout.view_for(table.state, None) == table.game.view(table.state, None)
 
@@ -304,7 +313,7 @@ def test_a_batch_of_patched_steps_sends_their_patches_in_order() -> None:
         "/seats/1/slides",
     ]
     for viewer in table.everyone:
-        assert patched(table.game, before, viewer, frames[viewer]) == plain(table.game.view(table.state, viewer))
+        assert arrives(table, before, viewer, frames[viewer])
 
 
 def test_a_step_without_a_patch_makes_the_batch_a_diff_from_the_view_before_it() -> None:
@@ -318,7 +327,7 @@ def test_a_step_without_a_patch_makes_the_batch_a_diff_from_the_view_before_it()
     frames = table.commit([table.step(0), table.step(0, data={"type": "flash", "stack": 0})])
     assert table.state.locked_until[0] is not None  # the claim missed: a lockout
     for viewer in table.everyone:
-        assert patched(table.game, before, viewer, frames[viewer]) == plain(table.game.view(table.state, viewer))
+        assert arrives(table, before, viewer, frames[viewer])
     assert table.fanout.views == {v: table.game.view(table.state, v) for v in table.everyone}
     assert unpack(frames[0])["legal"] == []
 

@@ -104,8 +104,8 @@ async def test_retention_deletes_ended_rooms_and_their_logs_only(tmp_path: Path)
 
 @pytest.mark.parametrize("status", ["finished", "expired", "abandoned", "failed"])
 async def test_retention_deletes_every_kind_of_ended_room(tmp_path: Path, status: str) -> None:
-    """docs/operating.md, "Data folder and retention": finished, expired, abandoned and failed rooms alike
-    are deleted once past the retention period (abandoned rooms were kept for ever)."""
+    """docs/operating.md, "Data folder and retention": finished, expired, abandoned and failed
+    rooms alike are deleted once past the retention period (abandoned rooms were kept for ever)."""
     store = EventStore(tmp_path / "db.sqlite3")
     now = time.time()
     await store.create_room(row("old", status, finished=now - 100))
