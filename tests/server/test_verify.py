@@ -1,0 +1,68 @@
+"""``lumin verify``'s check (``server/verify.py``) on logs of real finished games: an honest
+log verifies, and each way of tampering with one is named."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+from engine.registry import game_ids
+from server.replay import log_document
+from server.verify import verify_document
+from tests.server.finished import finished_game
+
+
+def document(game_id: str = "flip_over_frog") -> dict[str, Any]:
+    return log_document(*finished_game(game_id))
+
+
+@pytest.mark.parametrize("game_id", game_ids())
+def test_an_honest_log_of_every_game_verifies(game_id: str) -> None:
+    log = document(game_id)
+    report = verify_document(log)
+    assert report.problems == ()
+    assert report.ok and report.game == game_id
+    assert report.records == len(log["records"]) > 0
+    assert report.events == sum(len(r["events"]) for r in log["records"])
+
+
+def test_a_seed_that_is_not_the_committed_one_is_named() -> None:
+    log = document()
+    log["salt"] = "00" * 16
+    report = verify_document(log)
+    assert not report.ok
+    assert "the seed and salt do not match the room's published commitment" in report.problems
+
+
+def test_a_changed_event_is_named_at_its_record() -> None:
+    log = document()
+    forged = copy.deepcopy(log)
+    record = forged["records"][3]
+    record["events"] = [*record["events"], record["events"][0]]
+    report = verify_document(forged)
+    assert report.problems == (
+        f"record {record['seq']}: the rules give other events than the log records",
+    )
+
+
+def test_a_missing_record_is_named_by_its_position() -> None:
+    log = document()
+    del log["records"][2]
+    (problem,) = verify_document(log).problems
+    assert problem.startswith(f"record {log['records'][2]['seq']}: at log position")
+
+
+def test_a_log_cut_short_is_named() -> None:
+    log = document()
+    log["records"] = log["records"][:-1]
+    assert verify_document(log).problems == ("the log ends before the game does",)
+
+
+def test_a_command_the_rules_refuse_is_named() -> None:
+    log = document()
+    record = log["records"][0]
+    record["seat"] = 1 - record["seat"]  # the other player, out of turn
+    (problem,) = verify_document(log).problems
+    assert problem.startswith(f"record {record['seq']}: the rules refuse it (")
