@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Collection, Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 from engine.core import (
@@ -93,12 +94,9 @@ class Flash8:
             "race with one blue electron fewer, two free spaces (rulebook 'Setup'; decisions 1)",
         ),
     )
+    #: The rules alone have no bots: the registry attaches ``engine.flash8.bots.BOTS``.
+    bots: Mapping[str, BotFactory] = MappingProxyType({})
     default_bot = "bot"
-
-    def __init__(self) -> None:
-        from engine.flash8.bots import BOTS
-
-        self.bots: Mapping[str, BotFactory] = BOTS
 
     def seat_counts(self, options: Mapping[str, Any]) -> range:
         """2-4 racers (decisions 4-5); one player in solo (rulebook "Solo Mode")."""

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 import attrs
 
-from engine.bots import random_bot
 from engine.core import (
+    BotFactory,
     Command,
     Event,
     OptionSpec,
@@ -217,12 +218,9 @@ class FlipOverFrog:
     )
     options: tuple[OptionSpec, ...] = ()
     seat_options: tuple[OptionSpec, ...] = ()
+    #: The rules alone have no bots: the registry attaches ``engine.flip_over_frog.bots.BOTS``.
+    bots: Mapping[str, BotFactory] = MappingProxyType({})
     default_bot = "bot"
-
-    def __init__(self) -> None:
-        from engine.flip_over_frog.bots import frog_bot
-
-        self.bots = {"bot": frog_bot, "random": random_bot}
 
     def seat_counts(self, options: Mapping[str, Any]) -> range:
         """Two to four players (decisions 1)."""

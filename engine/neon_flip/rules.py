@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 import attrs
 
-from engine.bots import random_bot
 from engine.core import (
     BotFactory,
     Command,
@@ -31,7 +31,6 @@ from engine.core import (
     Viewer,
     outcome_to_wire,
 )
-from engine.neon_flip.bots import neon_bot
 from engine.neon_flip.cards import (
     DECK,
     PROTO_ZERO,
@@ -579,7 +578,8 @@ class NeonFlip:
     seat_options: tuple[OptionSpec, ...] = ()
     default_bot = "bot"
 
-    bots: Mapping[str, BotFactory] = {"random": random_bot, "bot": neon_bot}
+    #: The rules alone have no bots: the registry attaches ``engine.neon_flip.bots.BOTS``.
+    bots: Mapping[str, BotFactory] = MappingProxyType({})
 
     # -- setup ----------------------------------------------------------------------------------
 

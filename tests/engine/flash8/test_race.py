@@ -25,11 +25,15 @@ from engine.flash8.messages import (
     Started,
 )
 from engine.flash8.race import RaceState, side_of
-from engine.flash8.rules import GAME
 from engine.flash8.solver import distance, next_slide
 from engine.flash8.tablet import FULL_SET, HANDICAP_SET, to_seat
+from engine.registry import get_game
 from protocol import delta
 from tests.engine.flash8.helpers import START, act, apply, complete, new_state, race, with_tablet
+
+GAME = get_game("flash8")
+
+GAME = get_game("flash8")
 
 
 def _refused(state: RaceState, seat: int, command: object, now: float) -> str:

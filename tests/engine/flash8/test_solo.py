@@ -21,10 +21,12 @@ from engine.flash8.messages import (
     Slide,
     Started,
 )
-from engine.flash8.rules import GAME
 from engine.flash8.solo import LINES, SoloState, dead_end, line_pattern, possible, rank_name
 from engine.flash8.solver import distance
+from engine.registry import get_game
 from tests.engine.flash8.helpers import START, act, apply, complete, new_state, solo_game
+
+GAME = get_game("flash8")
 
 
 def _refused(state: SoloState, command: object, now: float) -> str:

@@ -9,7 +9,6 @@ import pytest
 
 from engine.core import Rejected, SeatSpec, chance, expand_legal
 from engine.flip_over_frog.rules import (
-    GAME,
     DiscardSnake,
     FrogPlaced,
     GameEnded,
@@ -22,6 +21,9 @@ from engine.flip_over_frog.rules import (
     flip,
 )
 from engine.flip_over_frog.tiles import COLOURS, TILES, arrows_of, colour_of
+from engine.registry import get_game
+
+GAME = get_game("flip_over_frog")
 
 RNG = random.Random(0)
 

@@ -19,19 +19,19 @@ from engine.neon_hex.board import (
     corner_hex,
     distance,
 )
-from engine.neon_hex.rules import (
-    GAME,
+from engine.neon_hex.messages import (
     EndTurn,
     Expand,
     Expanded,
-    Faction,
     GameEnded,
     RiskRolled,
-    State,
     TurnEnded,
     TurnStarted,
-    income,
 )
+from engine.neon_hex.state import Faction, State, income
+from engine.registry import get_game
+
+GAME = get_game("neon_hex")
 
 N = -1
 
