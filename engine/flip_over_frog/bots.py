@@ -21,8 +21,7 @@ from typing import Any
 
 from engine.bots import random_bot
 from engine.core import Action, Bot, BotFactory, Command, Game
-from engine.flip_over_frog.rules import DiscardSnake, PlayTile
-from engine.flip_over_frog.tiles import (
+from engine.flip_over_frog.board import (
     COLOURS,
     SPACES,
     TILES,
@@ -31,6 +30,7 @@ from engine.flip_over_frog.tiles import (
     is_snake,
     targets,
 )
+from engine.flip_over_frog.messages import DiscardSnake, PlayTile
 
 __all__ = ["BOTS", "FrogBot", "frog_bot"]
 

@@ -8,19 +8,19 @@ import attrs
 import pytest
 
 from engine.core import Rejected, SeatSpec, chance, expand_legal
-from engine.flip_over_frog.rules import (
+from engine.flip_over_frog.board import COLOURS, TILES, arrows_of, colour_of
+from engine.flip_over_frog.messages import (
     DiscardSnake,
     FrogPlaced,
     GameEnded,
     PlayTile,
     SnakeDiscarded,
     SnakePlayed,
-    State,
     TileDrawn,
     TurnPassed,
-    flip,
 )
-from engine.flip_over_frog.tiles import COLOURS, TILES, arrows_of, colour_of
+from engine.flip_over_frog.rules import flip
+from engine.flip_over_frog.state import State
 from engine.registry import get_game
 
 GAME = get_game("flip_over_frog")
