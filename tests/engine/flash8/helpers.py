@@ -8,10 +8,8 @@ from typing import Any
 import attrs
 
 from engine.core import Event, SeatSpec, validate_options, validate_seat_choices
-from engine.flash8.race import RaceState
-from engine.flash8.rules import State
-from engine.flash8.solo import SoloState
-from engine.flash8.tablet import BLANK, FULL_SET
+from engine.flash8.board import BLANK, FULL_SET
+from engine.flash8.state import RaceState, SoloState, State
 from engine.registry import get_game
 
 GAME = get_game("flash8")

@@ -8,6 +8,7 @@ import attrs
 import pytest
 
 from engine.core import Rejected
+from engine.flash8.board import FULL_SET, HANDICAP_SET, to_seat
 from engine.flash8.cards import CARDS, card_pattern
 from engine.flash8.messages import (
     CardTaken,
@@ -24,9 +25,8 @@ from engine.flash8.messages import (
     Slide,
     Started,
 )
-from engine.flash8.race import RaceState, side_of
 from engine.flash8.solver import distance, next_slide
-from engine.flash8.tablet import FULL_SET, HANDICAP_SET, to_seat
+from engine.flash8.state import RaceState, side_of
 from engine.registry import get_game
 from protocol import delta
 from tests.engine.flash8.helpers import START, act, apply, complete, new_state, race, with_tablet

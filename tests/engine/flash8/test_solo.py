@@ -21,8 +21,9 @@ from engine.flash8.messages import (
     Slide,
     Started,
 )
-from engine.flash8.solo import LINES, SoloState, dead_end, line_pattern, possible, rank_name
+from engine.flash8.solo import LINES, dead_end, line_pattern, possible, rank_name
 from engine.flash8.solver import distance
+from engine.flash8.state import SoloState
 from engine.registry import get_game
 from tests.engine.flash8.helpers import START, act, apply, complete, new_state, solo_game
 
