@@ -20,26 +20,7 @@ from typing import Any
 
 from engine.bots import random_bot
 from engine.core import Action, Bot, BotFactory, Command, Game, Rejected
-from engine.neon_flip.cards import (
-    CARDS,
-    PROTO_ZERO,
-    Context,
-    Play,
-    cascade_choices,
-    kind_of,
-)
-from engine.neon_flip.commands import (
-    BuyCard,
-    Cascade,
-    ChooseObjective,
-    Discard,
-    EndTurn,
-    Lock,
-    ManualFlip,
-    PlayCard,
-    StopCascade,
-)
-from engine.neon_flip.grid import (
+from engine.neon_flip.board import (
     BLOCKS,
     CENTRE,
     COLOURS,
@@ -55,6 +36,25 @@ from engine.neon_flip.grid import (
     cell_of,
     flipped,
     runs,
+)
+from engine.neon_flip.cards import (
+    CARDS,
+    PROTO_ZERO,
+    Context,
+    Play,
+    cascade_choices,
+    kind_of,
+)
+from engine.neon_flip.messages import (
+    BuyCard,
+    Cascade,
+    ChooseObjective,
+    Discard,
+    EndTurn,
+    Lock,
+    ManualFlip,
+    PlayCard,
+    StopCascade,
 )
 
 __all__ = ["BOTS", "CARD_VALUE", "NeonBot", "neon_bot"]

@@ -16,7 +16,7 @@ from typing import Any
 import attrs
 
 from engine.core import Rejected
-from engine.neon_flip.grid import (
+from engine.neon_flip.board import (
     CELLS,
     COLOURS,
     NEIGHBOURS,
@@ -31,6 +31,8 @@ from engine.neon_flip.grid import (
 
 __all__ = [
     "CARDS",
+    "CASCADE_LIMIT",
+    "CHAIN_REACTOR_CASCADE_LIMIT",
     "DECK",
     "KINDS",
     "PROTO_ZERO",
@@ -73,6 +75,12 @@ class Context:
     opponent_colours: tuple[int, ...]
 
 
+#: Cascade flips one action may chain: at most 3 (neon-flip.decisions 4, "Cascades (rulebook
+#: 2.2)"), 6 after a Chain Reactor (decisions 4 and the Protocol deck's card table).
+CASCADE_LIMIT = 3
+CHAIN_REACTOR_CASCADE_LIMIT = 6
+
+
 @attrs.frozen
 class Resolution:
     """What a play does: the new board, the cells whose tile changed, the cells turned to the
@@ -84,14 +92,15 @@ class Resolution:
     energy: int = 0
     draws: int = 0
     drain: int | None = None
-    cascade_limit: int = 3
+    cascade_limit: int = CASCADE_LIMIT
 
 
 def cascade_choices(
     board: Sequence[int], locked: frozenset[int], colour: int, sources: Sequence[int]
 ) -> tuple[int, ...]:
     """Cells a cascade may flip next: unlocked, showing the other face of the player's
-    spectrum, orthogonally next to one of ``sources`` (decisions 4). Sorted, no repeats."""
+    spectrum, orthogonally next to one of ``sources`` (neon-flip.decisions 4, "Cascades
+    (rulebook 2.2)"). Sorted, no repeats."""
     other = colour ^ 1
     found = {
         n for source in sources for n in NEIGHBOURS[source] if board[n] == other and n not in locked
@@ -115,7 +124,7 @@ def _check_line(line: str, index: int) -> tuple[int, ...]:
     return line_cells(line, index)
 
 
-def _flip_resolution(ctx: Context, cells: Sequence[int], limit: int = 3) -> Resolution:
+def _flip_resolution(ctx: Context, cells: Sequence[int], limit: int = CASCADE_LIMIT) -> Resolution:
     free = tuple(sorted({cell for cell in cells if cell not in ctx.locked}))
     if not free:
         raise _refuse(
@@ -149,7 +158,7 @@ class PatternFlip(Effect):
     Perimeter Ring, Grid Overcharge (a sector by its top-left slot), Overcharge Loop (wraps),
     Chain Reactor (a Cross Flip whose cascade may run to ``limit`` flips)."""
 
-    def __init__(self, pattern: str, limit: int = 3) -> None:
+    def __init__(self, pattern: str, limit: int = CASCADE_LIMIT) -> None:
         self.pattern = pattern
         self.limit = limit
 
@@ -535,7 +544,7 @@ KINDS: tuple[CardKind, ...] = (
         2,
         4,
         "A Cross Flip whose cascade may run to 6 flips instead of 3.",
-        PatternFlip("cross", limit=6),
+        PatternFlip("cross", limit=CHAIN_REACTOR_CASCADE_LIMIT),
     ),
     CardKind(
         "mainframe_hijack",

@@ -9,10 +9,9 @@ import attrs
 import pytest
 
 from engine.core import Rejected
+from engine.neon_flip.board import CORNERS, PATTERNS, cell_of, loop_cells, slot_of
 from engine.neon_flip.cards import CARDS, DECK, card_cost, kind_of
-from engine.neon_flip.grid import CORNERS, PATTERNS, cell_of, loop_cells, slot_of
-from engine.neon_flip.rules import (
-    GAME,
+from engine.neon_flip.messages import (
     AiCardPlayed,
     AiOvercharged,
     BuyCard,
@@ -31,7 +30,10 @@ from engine.neon_flip.rules import (
     TurnStarted,
 )
 from engine.neon_flip.scoring import OBJECTIVES, circuits, objective_met
+from engine.registry import get_game
 from tests.engine.neon_flip.helpers import ALL_CYAN, ALL_PINK, grid, run, start, table
+
+GAME = get_game("neon_flip")
 
 C, P, G, Y = 0, 1, 2, 3
 
@@ -517,7 +519,7 @@ def test_overdrive_instant_win_after_the_whole_action() -> None:
 
 def test_overdrive_thresholds() -> None:
     # decisions 14: 24 of 36; 16 with obstacles; 12 with 3 or 4; 24 for a team
-    from engine.neon_flip.rules import threshold
+    from engine.neon_flip.state import threshold
 
     assert threshold(start(2, mode="overdrive")) == 24
     assert threshold(start(2, mode="overdrive", obstacles=True)) == 16

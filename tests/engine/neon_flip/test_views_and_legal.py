@@ -8,9 +8,9 @@ import attrs
 
 from engine.core import Rejected, SeatSpec, expand_legal
 from engine.match import Match, make_bots, play_out
+from engine.neon_flip.board import cell_of
 from engine.neon_flip.cards import kind_of
-from engine.neon_flip.grid import cell_of
-from engine.neon_flip.rules import PlayCard, StopCascade
+from engine.neon_flip.messages import PlayCard, StopCascade
 from engine.registry import get_game
 from tests.engine.neon_flip.helpers import ALL_PINK, run, table
 
