@@ -13,8 +13,6 @@ from tests.engine.flash8.helpers import START, race
 
 GAME = get_game("flash8")
 
-GAME = get_game("flash8")
-
 
 def _play(kinds: list[str], seed: bytes, **options: object) -> Match:
     seats = [SeatSpec(name=kind, bot=kind) for kind in kinds]

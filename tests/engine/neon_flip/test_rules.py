@@ -8,7 +8,7 @@ from collections import Counter
 import attrs
 import pytest
 
-from engine.core import Rejected
+from engine.core import Rejected, expand_legal
 from engine.neon_flip.board import CORNERS, PATTERNS, cell_of, loop_cells, slot_of
 from engine.neon_flip.cards import CARDS, DECK, card_cost, kind_of
 from engine.neon_flip.messages import (
@@ -34,6 +34,7 @@ from engine.registry import get_game
 from tests.engine.neon_flip.helpers import ALL_CYAN, ALL_PINK, grid, run, start, table
 
 GAME = get_game("neon_flip")
+
 
 C, P, G, Y = 0, 1, 2, 3
 
@@ -696,3 +697,60 @@ def test_every_seat_chooses_its_objective_at_once() -> None:
     with pytest.raises(Rejected) as refused:
         run(state, 2, ChooseObjective(state.players[2].objective))
     assert refused.value.code == "already_chosen"
+
+
+def test_legal_previews_are_the_tiles_that_change() -> None:
+    # decisions, card table: each entry carries what each target would flip
+    hands = [["cross_flip.1", "node_swap.1", "linear_sweep.1"], []]
+    state = table(board=ALL_PINK, hands=hands, energy=10)
+    state, _ = run(state, 0, PlayCard("cross_flip.1", slot=36))
+    state, _ = run(state, 0, StopCascade())
+    fields = {field.name for field in attrs.fields(PlayCard)}
+    checked = 0
+    for entry in GAME.legal(state, 0):
+        if entry["type"] != "play_card" or "choose" not in entry:
+            continue
+        ((field, values),) = entry["choose"].items()
+        fixed = {k: v for k, v in entry.items() if k in fields}
+        for value, preview in zip(values, entry["preview"], strict=True):
+            command = PlayCard(**{**fixed, field: value})
+            events = GAME.decide(state, 0, command, 0.0, random.Random(0))
+            after = GAME.evolve(state, events[0])
+            changed = [
+                s for s in range(1, 37) if after.board[cell_of(s)] != state.board[cell_of(s)]
+            ]
+            assert changed == sorted(preview), (command, preview)
+            checked += 1
+    assert checked > 100
+
+
+def test_every_offered_card_play_is_accepted() -> None:
+    # decisions, "The Protocol deck": legal() lists exactly playable targets
+    kinds = ("node_shift", "cascade_surge", "mainframe_hijack", "overcharge_loop", "diagonal_x")
+    hands = [[f"{k}.1" for k in kinds], []]
+    state = table(hands=hands, energy=10)
+    offered = expand_legal(GAME, GAME.legal(state, 0))
+    played = {kind_of(c.card).key for c in offered if isinstance(c, PlayCard)}
+    assert played == set(kinds)
+    for command in offered:
+        GAME.decide(state, 0, command, 0.0, random.Random(0))
+
+
+def test_obstacle_tiles_count_for_no_one() -> None:
+    # decisions 2: with obstacles, B tiles flip but belong to no one
+    state = table(2, obstacles=True)
+    b_tiles = sum(1 for c in state.board if c >= 2)
+    assert b_tiles == 12
+    spectator = GAME.view(state, None)
+    assert sum(p["tiles"] for p in spectator["players"]) == 36 - b_tiles
+
+
+def test_a_refused_play_pays_nothing() -> None:
+    # decisions: a play that changes nothing is refused and nothing is paid
+    state = table(hands=[["node_swap.1"], []])
+    try:
+        run(state, 0, PlayCard("node_swap.1", slot=1, other=1))
+    except Rejected as refused:
+        assert refused.code == "changes_nothing"
+    else:
+        raise AssertionError("swapping a tile with itself was accepted")
