@@ -27,7 +27,14 @@ from engine.flash8.messages import ClaimLine, Flash, Slide
 from engine.flash8.solo import LINES, dead_end, line_pattern
 from engine.flash8.solver import UNREACHABLE, distance, next_slide
 
-__all__ = ["BOTS", "HUMAN_PACE", "RANDOM_DELAY", "SolverBot", "paced"]
+__all__ = [
+    "BOTS",
+    "HUMAN_PACE",
+    "RANDOM_DELAY",
+    "SolverBot",
+    "paced",
+    "random_racer",
+]
 
 #: Slides per second of the default bot: a quick human.
 HUMAN_PACE = 3.0

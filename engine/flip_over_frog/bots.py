@@ -32,7 +32,12 @@ from engine.flip_over_frog.board import (
 )
 from engine.flip_over_frog.messages import DiscardSnake, PlayTile
 
-__all__ = ["BOTS", "FrogBot", "frog_bot"]
+__all__ = [
+    "BOTS",
+    "FrogBot",
+    "Known",
+    "frog_bot",
+]
 
 #: One remembered space: ``(tile or None if unknown, face_up)``, bottom first.
 Known = list[tuple[str | None, bool]]

@@ -57,7 +57,18 @@ from engine.neon_flip.messages import (
     StopCascade,
 )
 
-__all__ = ["BOTS", "CARD_VALUE", "NeonBot", "neon_bot"]
+__all__ = [
+    "BOTS",
+    "CARD_VALUE",
+    "CHAIN_SEARCH",
+    "CLOSE_BONUS",
+    "CORNER_BONUS",
+    "DEFAULT_BUDGET",
+    "ENERGY_VALUE",
+    "SHORTLIST",
+    "NeonBot",
+    "neon_bot",
+]
 
 #: What holding a card is worth to the bot, in points, by kind.
 CARD_VALUE: dict[str, float] = {

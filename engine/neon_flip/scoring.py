@@ -32,6 +32,7 @@ __all__ = [
     "OBJECTIVES",
     "OBJECTIVE_NAMES",
     "OBJECTIVE_POINTS",
+    "Board",
     "circuits",
     "corners",
     "count",

@@ -48,6 +48,10 @@ from engine.neon_hex.state import (
 
 __all__ = [
     "BOTS",
+    "HORIZON",
+    "P_RISK",
+    "RATES",
+    "Choice",
     "EasyBot",
     "HardBot",
     "MediumBot",
