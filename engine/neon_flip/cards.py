@@ -84,8 +84,8 @@ class Context:
     opponent_colours: tuple[int, ...]
 
 
-#: Cascade flips one action may chain: at most 3 (neon-flip.decisions 4, "Cascades (rulebook
-#: 2.2)"), 6 after a Chain Reactor (decisions 4 and the Protocol deck's card table).
+#: Cascade flips one action may chain: at most 3, 6 after a Chain Reactor (the Protocol deck's
+#: card table), as neon-flip.decisions 4 ("Cascades", rulebook 2.2) says.
 CASCADE_LIMIT = 3
 CHAIN_REACTOR_CASCADE_LIMIT = 6
 
@@ -108,8 +108,8 @@ def cascade_choices(
     board: Sequence[int], locked: frozenset[int], colour: int, sources: Sequence[int]
 ) -> tuple[int, ...]:
     """Cells a cascade may flip next: unlocked, showing the other face of the player's
-    spectrum, orthogonally next to one of ``sources`` (neon-flip.decisions 4, "Cascades
-    (rulebook 2.2)"). Sorted, no repeats."""
+    spectrum, orthogonally next to one of ``sources``. Sorted, no repeats.
+    See neon-flip.decisions 4 ("Cascades", rulebook 2.2)."""
     other = colour ^ 1
     found = {
         n for source in sources for n in NEIGHBOURS[source] if board[n] == other and n not in locked

@@ -301,7 +301,7 @@ def _node_locked(state: State, event: NodeLocked) -> State:
 
 
 def _cascade_flipped(state: State, event: CascadeFlipped) -> State:
-    """One cascade flip (neon-flip.decisions 4, "Cascades (rulebook 2.2)"): the chosen tile turns
+    """One cascade flip, neon-flip.decisions 4 ("Cascades", rulebook 2.2): the chosen tile turns
     to the player's colour and the chain continues from it, until the action's limit
     (:data:`CASCADE_LIMIT`, :data:`CHAIN_REACTOR_CASCADE_LIMIT` after a Chain Reactor) or no tile
     qualifies; a closed chain's length is kept for the third tie-breaker (decisions 5)."""

@@ -33,7 +33,7 @@ from engine.bots import random_bot
 from engine.core import Action, Bot, BotFactory, Command, Game
 from engine.neon_hex.board import NEIGHBOURS, SIZE
 from engine.neon_hex.messages import EndTurn, Expand
-from engine.neon_hex.rules import bonus_candidates, frontier
+from engine.neon_hex.rules import bonus_candidates, frontier, risk_claim
 from engine.neon_hex.state import (
     NEUTRAL,
     RISK_BONUS,
@@ -489,10 +489,9 @@ class HardBot(_Faction):
             return (None, (), 1 + RISK_BONUS)
         best: tuple[int, float, int, tuple[int, ...]] | None = None
         for target in targets:
-            candidates = position.open_neighbours(target)
-            gain = 1 + min(RISK_BONUS, len(candidates))
             bonus = self.bonus_for(position, target, lambda h: len(position.open_neighbours(h)))
-            claimed = (target, *(bonus or candidates[:RISK_BONUS]))
+            claimed = risk_claim(position.owners, target, bonus)
+            gain = len(claimed)
             score = self._score_claim(position, claimed)
             if best is None or (gain, score) > (best[0], best[1]):
                 best = (gain, score, target, bonus)

@@ -60,7 +60,7 @@ from engine.neon_hex.state import (
     income,
 )
 
-__all__ = ["GAME", "NeonHex", "bonus_candidates", "frontier"]
+__all__ = ["GAME", "NeonHex", "bonus_candidates", "frontier", "risk_claim"]
 
 
 def frontier(owners: Sequence[int], seat: int) -> list[int]:
@@ -75,6 +75,20 @@ def frontier(owners: Sequence[int], seat: int) -> list[int]:
 def bonus_candidates(owners: Sequence[int], target: int) -> list[int]:
     """The neutral hexes beside ``target``, in direction order (decisions 2, 6)."""
     return [n for n in NEIGHBOURS[target] if owners[n] == NEUTRAL]
+
+
+def risk_claim(owners: Sequence[int], target: int, named: Sequence[int]) -> tuple[int, ...]:
+    """The hexes a successful Risk claims: the target, then the bonus hexes the command named
+    (neutral, beside the target), completed to two from :func:`bonus_candidates` in direction
+    order; fewer where fewer are neutral. Rulebook "2d6 Risk Expansion"; neon-hex.decisions 6,
+    the Risk bonus."""
+    bonus = list(named)
+    for h in bonus_candidates(owners, target):
+        if len(bonus) >= RISK_BONUS:
+            break
+        if h not in bonus:
+            bonus.append(h)
+    return (target, *bonus)
 
 
 def _with_owner(owners: tuple[int, ...], hexes: Sequence[int], seat: int) -> tuple[int, ...]:
@@ -181,11 +195,8 @@ class NeonHex:
         return events
 
     def _expansion(self, state: State, seat: int, command: Expand, rng: random.Random) -> Event:
-        """Check an expansion against decisions 6 and roll its dice if it is a Risk.
-
-        The Risk bonus (rulebook "2d6 Risk Expansion"; decisions 6): on 9+ the Risk claims the
-        target and two bonus hexes, the neutral hexes beside the target the command names,
-        completed in direction order (:func:`bonus_candidates`), and refunds ``RISK_REFUND``."""
+        """Check an expansion against decisions 6 and roll its dice if it is a Risk: on 9+ it
+        claims :func:`risk_claim` and refunds ``RISK_REFUND``."""
         target = command.target
         if command.kind not in ("safe", "risk"):
             raise Rejected("bad_kind", "An expansion is 'safe' or 'risk' (decisions 6).")
@@ -235,12 +246,8 @@ class NeonHex:
         dice = (rng.randint(1, 6), rng.randint(1, 6))
         if sum(dice) < RISK_TARGET:
             return RiskRolled(seat, target, dice, False, (), cost, 0)
-        for h in candidates:
-            if len(bonus) >= RISK_BONUS:
-                break
-            if h not in bonus:
-                bonus.append(h)
-        return RiskRolled(seat, target, dice, True, (target, *bonus), cost, RISK_REFUND)
+        claimed = risk_claim(state.owners, target, bonus)
+        return RiskRolled(seat, target, dice, True, claimed, cost, RISK_REFUND)
 
     def _after_turn(self, state: State, events: list[Event]) -> list[Event]:
         """After a turn ends: the stall rule (decisions 7), then the next turn's start and
