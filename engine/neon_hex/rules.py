@@ -80,8 +80,8 @@ def bonus_candidates(owners: Sequence[int], target: int) -> list[int]:
 def risk_claim(owners: Sequence[int], target: int, named: Sequence[int]) -> tuple[int, ...]:
     """The hexes a successful Risk claims: the target, then the bonus hexes the command named
     (neutral, beside the target), completed to two from :func:`bonus_candidates` in direction
-    order; fewer where fewer are neutral. Rulebook "2d6 Risk Expansion"; neon-hex.decisions 6,
-    the Risk bonus."""
+    order; fewer where fewer are neutral.
+    See neon-hex.decisions 6 (the Risk bonus) and the rulebook's "2d6 Risk Expansion"."""
     bonus = list(named)
     for h in bonus_candidates(owners, target):
         if len(bonus) >= RISK_BONUS:
