@@ -85,7 +85,7 @@ class Context:
 
 
 #: Cascade flips one action may chain: at most 3, 6 after a Chain Reactor (the Protocol deck's
-#: card table), as neon-flip.decisions 4 ("Cascades", rulebook 2.2) says.
+#: card table), as neon-flip.decisions 4 (rulebook 2.2) says.
 CASCADE_LIMIT = 3
 CHAIN_REACTOR_CASCADE_LIMIT = 6
 

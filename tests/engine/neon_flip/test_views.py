@@ -1,4 +1,4 @@
-"""Neon Flip views, legal() and the bot; each test cites the decision it checks."""
+"""Neon Flip views: what each viewer sees (decisions 9); each test cites the decision it checks."""
 
 from __future__ import annotations
 
