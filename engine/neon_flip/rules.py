@@ -207,7 +207,7 @@ def _play_of(event: CardPlayed | PlayCard) -> Play:
 
 
 def _objective_chosen(state: State, event: ObjectiveChosen) -> State:
-    """``seat`` keeps its objective and the other goes back under the deck (decisions 10)."""
+    """``seat`` keeps its objective; the other goes back to the objective deck (decisions 10)."""
     player = attrs.evolve(state.players[event.seat], objective=event.objective, offers=())
     return attrs.evolve(
         state,
@@ -373,7 +373,8 @@ def _checkpoint(state: State, event: Checkpoint) -> State:
 
 
 def _ai_card_played(state: State, event: AiCardPlayed) -> State:
-    """PROTO-ZERO's card sets its tiles to Pink and gains Energy unless drained (decisions 16)."""
+    """PROTO-ZERO's card sets its tiles to Pink and adds the Energy it gained (none while
+    drained); a drain wears off by one (decisions 16)."""
     board = list(state.board)
     for slot in event.slots:
         board[cell_of(slot)] = PINK
