@@ -16,10 +16,10 @@ import statistics
 import time
 from collections import Counter
 
+from engine.flash8.board import FULL_SET, HANDICAP_SET, random_tablet, remove_blue
 from engine.flash8.cards import CARDS, card_pattern
 from engine.flash8.solo import LINES, line_pattern, possible
 from engine.flash8.solver import UNREACHABLE, Space, distance, next_slide, space_for, table
-from engine.flash8.tablet import FULL_SET, HANDICAP_SET, random_tablet, remove_blue
 
 
 def main() -> None:

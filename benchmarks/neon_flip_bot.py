@@ -20,9 +20,11 @@ from typing import Any
 from engine.core import Action, Command, SeatSpec
 from engine.match import Match, play_out
 from engine.neon_flip.bots import NeonBot
-from engine.neon_flip.rules import GAME, EndTurn
+from engine.neon_flip.messages import EndTurn
+from engine.registry import get_game
 from engine.selfplay import game_seed
 
+GAME = get_game("neon_flip")
 ROOMS: list[tuple[str, dict[str, Any], int]] = [
     ("classic-2", {}, 2),
     ("classic-3", {}, 3),

@@ -19,9 +19,10 @@ from typing import Any
 
 from engine.core import Action, Bot, Command, SeatSpec, chance
 from engine.match import Match, make_bots, play_out
-from engine.neon_hex.rules import GAME
+from engine.registry import get_game
 from engine.selfplay import game_seed
 
+GAME = get_game("neon_hex")
 LEVELS = ("easy", "medium", "hard")
 
 

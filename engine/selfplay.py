@@ -17,7 +17,15 @@ from engine.core import SeatSpec
 from engine.match import Match, make_bots, play_out
 from engine.registry import get_game
 
-__all__ = ["GameResult", "game_seed", "play_game", "wilson_interval"]
+__all__ = [
+    "GameResult",
+    "arena_summary",
+    "game_seed",
+    "play_game",
+    "seat_kinds",
+    "wilson_interval",
+    "win_credits",
+]
 
 
 @attrs.frozen

@@ -19,7 +19,7 @@ from engine.core import Command, Event, SeatSpec, outcome_to_wire, to_wire
 from engine.match import Match, make_bots, play_out
 from engine.registry import get_game
 
-__all__ = ["digest", "golden_dir", "record"]
+__all__ = ["digest", "dumps", "golden_dir", "record"]
 
 
 def digest(view: Mapping[str, Any]) -> str:

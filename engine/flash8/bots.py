@@ -21,13 +21,20 @@ from typing import Any
 
 from engine.bots import RandomBot
 from engine.core import Action, Bot, BotFactory, Command, Game
+from engine.flash8.board import matches
 from engine.flash8.cards import CARDS, SHAPES
 from engine.flash8.messages import ClaimLine, Flash, Slide
 from engine.flash8.solo import LINES, dead_end, line_pattern
 from engine.flash8.solver import UNREACHABLE, distance, next_slide
-from engine.flash8.tablet import matches
 
-__all__ = ["BOTS", "HUMAN_PACE", "RANDOM_DELAY", "SolverBot", "paced"]
+__all__ = [
+    "BOTS",
+    "HUMAN_PACE",
+    "RANDOM_DELAY",
+    "SolverBot",
+    "paced",
+    "random_racer",
+]
 
 #: Slides per second of the default bot: a quick human.
 HUMAN_PACE = 3.0

@@ -12,7 +12,7 @@ from importlib import resources
 
 import attrs
 
-from engine.flash8.tablet import BLANK, to_seat
+from engine.flash8.board import BLANK, to_seat
 
 __all__ = ["CARDS", "SHAPES", "Card", "card_pattern"]
 

@@ -11,10 +11,18 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import attrs
-
 from engine.core import Event, Rejected, SeatSpec, replace
-from engine.flash8.cards import CARDS, card_pattern
+from engine.flash8.board import (
+    FREE,
+    NEIGHBOURS,
+    SIDES,
+    matches,
+    random_tablet,
+    remove_blue,
+    slides,
+    to_seat,
+)
+from engine.flash8.cards import CARDS
 from engine.flash8.messages import (
     CardTaken,
     ClaimLate,
@@ -30,22 +38,11 @@ from engine.flash8.messages import (
     Started,
 )
 from engine.flash8.solver import distance, next_slide
-from engine.flash8.tablet import (
-    FREE,
-    NEIGHBOURS,
-    SIDES,
-    matches,
-    random_tablet,
-    remove_blue,
-    slides,
-    to_seat,
-)
+from engine.flash8.state import RaceState, Take, side_of
 
 __all__ = [
     "GRACE",
     "STACK_SIZE",
-    "RaceState",
-    "Take",
     "check_active",
     "check_slide",
     "deadline",
@@ -55,78 +52,13 @@ __all__ = [
     "nearest",
     "report",
     "setup",
-    "side_of",
     "tick",
-    "view",
 ]
 
 #: Cards per stack (rulebook "Setup").
 STACK_SIZE = 10
 #: A refused duplicate claim is spared the lockout within this many seconds (decisions 7).
 GRACE = 0.5
-
-_SIDES_BY_COUNT = {2: (0, 2), 3: (0, 1, 2), 4: (0, 1, 2, 3)}
-
-
-def side_of(players: int, seat: int) -> int:
-    """The side (0 south, 1 west, 2 north, 3 east) where ``seat`` sits: two players sit south
-    and north, three south, west and north (decisions 5)."""
-    return _SIDES_BY_COUNT.get(players, (0, 1, 2, 3))[seat]
-
-
-@attrs.frozen
-class Take:
-    """A card taken: by ``seat`` from ``stack`` at ``at``; see :class:`CardTaken`."""
-
-    seat: int
-    card: int
-    stack: int
-    at: float
-    took: float
-    slides: int
-    optimal: int
-    points: int
-
-
-@attrs.frozen(slots=False)  # engine.core.replace copies its __dict__
-class RaceState:
-    """A race. ``stacks`` hold card numbers, top first; only tops are public (decisions 4).
-    ``tablets`` are in their owners' frames. ``reveal_*`` remember, per stack, when its top
-    was revealed and every tablet and slide count at that moment; ``mark_*`` the same for each
-    seat's last card, so each take records slides used against the optimum."""
-
-    players: int
-    handicap: tuple[bool, ...]
-    lockout: float
-    time_limit: float
-    countdown: float
-    hints: bool
-    same_start: bool
-    tablets: tuple[str, ...]
-    stacks: tuple[tuple[int, ...], ...]
-    phase: str = "waiting"
-    starts_at: float | None = None
-    started_at: float | None = None
-    ends_at: float | None = None
-    revealed_at: tuple[float, ...] = ()
-    reveal_tablets: tuple[tuple[str, ...], ...] = ()
-    reveal_slides: tuple[tuple[int, ...], ...] = ()
-    slides: tuple[int, ...] = ()
-    mark_at: tuple[float, ...] = ()
-    mark_tablet: tuple[str, ...] = ()
-    mark_slides: tuple[int, ...] = ()
-    locked_until: tuple[float | None, ...] = ()
-    takes: tuple[Take, ...] = ()
-    misses: tuple[int, ...] = ()
-    late: tuple[int, ...] = ()
-    hints_given: tuple[int, ...] = ()
-    last_hint: tuple[HintGiven | None, ...] = ()
-    ended_reason: str | None = None
-    ended_at: float | None = None
-
-    def pattern(self, card: int, seat: int) -> str:
-        """Card ``card`` as ``seat`` must reproduce it (decisions 5)."""
-        return card_pattern(card, side_of(self.players, seat))
 
 
 def setup(options: Mapping[str, Any], seats: Sequence[SeatSpec], rng: random.Random) -> RaceState:
@@ -415,104 +347,6 @@ def tick(state: RaceState, now: float) -> list[Event]:
 
 
 # --- views and legal commands ------------------------------------------------------------------
-
-
-def _card(state: RaceState, card: int, frame: int) -> dict[str, Any]:
-    info = CARDS[card]
-    return {
-        "card": info.id,
-        "pattern": card_pattern(card, frame),
-        "points": info.points,
-        "electrons": info.electrons,
-    }
-
-
-def view(state: RaceState, viewer: int | None) -> dict[str, Any]:
-    """Every tablet and stack top, stack sizes, lockouts, clocks and takes; cards below a top
-    stay hidden (decisions 2, 4). Card patterns are drawn from the viewer's side (decisions 5),
-    from the south for a spectator."""
-    frame = 0 if viewer is None else side_of(state.players, viewer)
-    stacks = []
-    for index, pile in enumerate(state.stacks):
-        stacks.append(
-            {
-                "stack": index,
-                "size": len(pile),
-                "top": _card(state, pile[0], frame) if pile else None,
-                "revealed_at": state.revealed_at[index] if state.started_at is not None else None,
-            }
-        )
-    seats = []
-    for seat in range(state.players):
-        hint = state.last_hint[seat]
-        seats.append(
-            {
-                "seat": seat,
-                "side": SIDES[side_of(state.players, seat)],
-                "tablet": state.tablets[seat],
-                "handicap": state.handicap[seat],
-                "slides": state.slides[seat],
-                "points": sum(t.points for t in state.takes if t.seat == seat),
-                "cards": [CARDS[t.card].id for t in state.takes if t.seat == seat],
-                "misses": state.misses[seat],
-                "late": state.late[seat],
-                "locked_until": state.locked_until[seat],
-                "hint": None
-                if hint is None
-                else {
-                    "target": hint.target,
-                    "slides": hint.slides,
-                    "src": hint.src,
-                    "dst": hint.dst,
-                    "at": hint.at,
-                },
-            }
-        )
-    out: dict[str, Any] = {
-        "game": "flash8",
-        "mode": "race",
-        "seat": viewer,
-        "frame": {
-            "side": SIDES[frame],
-            "cells": "index = row * 3 + column; row 0 is the far edge, column 0 the left",
-            "cards": f"patterns as seen from the {SIDES[frame]} side: where each electron "
-            "must stand on that player's tablet ('-' may hold anything)",
-            "tablets": "each tablet in its owner's frame ('.' is a free space)",
-        },
-        "phase": state.phase,
-        "starts_at": state.starts_at,
-        "started_at": state.started_at,
-        "ends_at": state.ends_at,
-        "ended_at": state.ended_at,
-        "lockout": state.lockout,
-        "hints": state.hints,
-        "same_start": state.same_start,
-        "stacks": stacks,
-        "seats": seats,
-        "takes": [
-            {
-                "card": CARDS[t.card].id,
-                "seat": t.seat,
-                "stack": t.stack,
-                "at": t.at,
-                "took": t.took,
-                "slides": t.slides,
-                "optimal": t.optimal,
-                "points": t.points,
-            }
-            for t in state.takes
-        ],
-    }
-    return out
-
-
-def slide_patch(state: RaceState, seat: int) -> list[list[Any]]:
-    """What one slide by ``seat`` changes in every race view, a spectator's included: that
-    seat's tablet and slide count (``state`` is after the slide; see :func:`view`)."""
-    return [
-        ["replace", f"/seats/{seat}/tablet", state.tablets[seat]],
-        ["replace", f"/seats/{seat}/slides", state.slides[seat]],
-    ]
 
 
 def legal(state: RaceState, seat: int) -> list[dict[str, Any]]:

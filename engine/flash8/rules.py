@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Collection, Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 from engine.core import (
@@ -24,14 +25,11 @@ from engine.core import (
     Viewer,
     outcome_to_wire,
 )
-from engine.flash8 import race, solo
+from engine.flash8 import race, solo, views
 from engine.flash8.messages import COMMANDS, EVENTS, Slid
-from engine.flash8.race import RaceState
-from engine.flash8.solo import SoloState
+from engine.flash8.state import SoloState, State
 
-__all__ = ["GAME", "Flash8", "State"]
-
-State = RaceState | SoloState
+__all__ = ["GAME", "Flash8"]
 
 
 class Flash8:
@@ -93,12 +91,9 @@ class Flash8:
             "race with one blue electron fewer, two free spaces (rulebook 'Setup'; decisions 1)",
         ),
     )
+    #: The rules alone have no bots: the registry attaches ``engine.flash8.bots.BOTS``.
+    bots: Mapping[str, BotFactory] = MappingProxyType({})
     default_bot = "bot"
-
-    def __init__(self) -> None:
-        from engine.flash8.bots import BOTS
-
-        self.bots: Mapping[str, BotFactory] = BOTS
 
     def seat_counts(self, options: Mapping[str, Any]) -> range:
         """2-4 racers (decisions 4-5); one player in solo (rulebook "Solo Mode")."""
@@ -133,12 +128,12 @@ class Flash8:
         return race.evolve(state, event)
 
     def view(self, state: State, viewer: Viewer) -> dict[str, Any]:
-        """See :func:`engine.flash8.race.view` and :func:`engine.flash8.solo.view`; once the
-        game is over it also holds the outcome with its report."""
+        """See :func:`engine.flash8.views.race_view` and :func:`engine.flash8.views.solo_view`;
+        once the game is over it also holds the outcome with its report."""
         if isinstance(state, SoloState):
-            out = solo.view(state, viewer)
+            out = views.solo_view(state, viewer)
         else:
-            out = race.view(state, viewer)
+            out = views.race_view(state, viewer)
         outcome = self.outcome(state)
         if outcome is not None:
             out["outcome"] = outcome_to_wire(outcome)
@@ -152,8 +147,8 @@ class Flash8:
         if len(events) != 1 or not isinstance(events[0], Slid):
             return None
         if isinstance(after, SoloState):
-            return solo.slide_patch(after)
-        return race.slide_patch(after, events[0].seat)
+            return views.solo_slide_patch(after)
+        return views.race_slide_patch(after, events[0].seat)
 
     def legal_seats(
         self, before: State, after: State, events: Sequence[Event]

@@ -10,9 +10,8 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-import attrs
-
 from engine.core import Event, Rejected, replace
+from engine.flash8.board import BLANK, FREE, LIMITS, matches, random_tablet, slides
 from engine.flash8.cards import CARDS, SHAPES
 from engine.flash8.messages import (
     ClaimLine,
@@ -29,15 +28,12 @@ from engine.flash8.messages import (
 )
 from engine.flash8.race import check_active, check_slide
 from engine.flash8.solver import distance, next_slide
-from engine.flash8.tablet import BLANK, FREE, LIMITS, matches, random_tablet, slides
+from engine.flash8.state import GRID, Claim, SoloState
 
 __all__ = [
-    "GRID",
     "LINES",
     "LINE_NAMES",
     "RANKS",
-    "Claim",
-    "SoloState",
     "dead_end",
     "deadline",
     "decide",
@@ -51,10 +47,8 @@ __all__ = [
     "setup",
     "targets",
     "tick",
-    "view",
 ]
 
-GRID = 9
 #: The grid's lines, cells in reading order: rows top to bottom, then columns left to right.
 LINES: tuple[tuple[int, int, int], ...] = (
     (0, 1, 2),
@@ -76,59 +70,6 @@ def rank_name(score: int) -> str:
         if score <= top:
             return name
     return "GLUON"
-
-
-@attrs.frozen
-class Claim:
-    """A line reproduced: see :class:`LineClaimed`."""
-
-    line: int
-    shape: str
-    covered: tuple[int, ...]
-    at: float
-    took: float
-    slides: int
-    optimal: int
-
-
-@attrs.frozen(slots=False)  # engine.core.replace copies its __dict__
-class SoloState:
-    """A solo game. ``grid`` holds the card on top of each cell and ``depth`` how many cards
-    lie there; ``reserve`` is top first and only its top shows (decisions 12)."""
-
-    lockout: float
-    seconds: float
-    countdown: float
-    hints: bool
-    tablet: str
-    grid: tuple[int, ...]
-    reserve: tuple[int, ...]
-    depth: tuple[int, ...] = (1,) * GRID
-    deals: int = 1
-    phase: str = "waiting"
-    starts_at: float | None = None
-    started_at: float | None = None
-    ends_at: float | None = None
-    token: int | None = None
-    slides: int = 0
-    locked_until: float | None = None
-    mark_at: float = 0.0
-    mark_tablet: str = ""
-    mark_slides: int = 0
-    claims: tuple[Claim, ...] = ()
-    misses: int = 0
-    hints_given: int = 0
-    last_hint: HintGiven | None = None
-    ended_reason: str | None = None
-    ended_at: float | None = None
-
-    @property
-    def players(self) -> int:
-        return 1
-
-    def colours(self) -> str:
-        """The solo colour showing on each grid cell."""
-        return "".join(CARDS[card].colour for card in self.grid)
 
 
 def line_colours(colours: str, line: int) -> str:
@@ -369,104 +310,6 @@ def tick(state: SoloState, now: float) -> list[Event]:
 
 
 # --- views and legal commands ------------------------------------------------------------------
-
-
-def view(state: SoloState, viewer: int | None) -> dict[str, Any]:
-    """The grid's solo faces, the lines (with whether each could be reproduced), the token,
-    the reserve's size and top face, the tablet, clocks and lockout; the reserve below its top
-    stays hidden (decisions 12)."""
-    colours = state.colours()
-    top = state.reserve[0] if state.reserve else None
-    score = len(state.reserve)
-    hint = state.last_hint
-    return {
-        "game": "flash8",
-        "mode": "solo",
-        "seat": viewer,
-        "frame": {
-            "side": "south",
-            "cells": "index = row * 3 + column; row 0 is the far edge, column 0 the left",
-            "grid": "in place: a line is reproduced on the same cells of the tablet",
-            "tablets": "'.' is a free space",
-        },
-        "phase": state.phase,
-        "starts_at": state.starts_at,
-        "started_at": state.started_at,
-        "ends_at": state.ends_at,
-        "ended_at": state.ended_at,
-        "lockout": state.lockout,
-        "hints": state.hints,
-        "grid": [
-            {
-                "cell": cell,
-                "card": CARDS[card].id,
-                "colour": CARDS[card].colour,
-                "shape": CARDS[card].shape,
-                "depth": state.depth[cell],
-            }
-            for cell, card in enumerate(state.grid)
-        ],
-        "lines": [
-            {
-                "line": line,
-                "name": LINE_NAMES[line],
-                "cells": list(LINES[line]),
-                "colours": line_colours(colours, line),
-                "possible": possible(colours, line),
-            }
-            for line in range(len(LINES))
-        ],
-        "token": state.token,
-        "reserve": {
-            "size": len(state.reserve),
-            "top": None
-            if top is None
-            else {"card": CARDS[top].id, "colour": CARDS[top].colour, "shape": CARDS[top].shape},
-        },
-        "seats": [
-            {
-                "seat": 0,
-                "side": "south",
-                "tablet": state.tablet,
-                "handicap": False,
-                "slides": state.slides,
-                "misses": state.misses,
-                "locked_until": state.locked_until,
-                "hint": None
-                if hint is None
-                else {
-                    "target": hint.target,
-                    "slides": hint.slides,
-                    "src": hint.src,
-                    "dst": hint.dst,
-                    "at": hint.at,
-                },
-            }
-        ],
-        "claims": [
-            {
-                "line": c.line,
-                "shape": c.shape,
-                "covered": list(c.covered),
-                "at": c.at,
-                "took": c.took,
-                "slides": c.slides,
-                "optimal": c.optimal,
-            }
-            for c in state.claims
-        ],
-        "score": score,
-        "rank": rank_name(score),
-    }
-
-
-def slide_patch(state: SoloState) -> list[list[Any]]:
-    """What one slide changes in the solo view: the tablet and the slide count (``state`` is
-    after the slide; see :func:`view`)."""
-    return [
-        ["replace", "/seats/0/tablet", state.tablet],
-        ["replace", "/seats/0/slides", state.slides],
-    ]
 
 
 def legal(state: SoloState, seat: int) -> list[dict[str, Any]]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 
-from engine.flash8.tablet import BLANK, FREE, FULL_SET, HANDICAP_SET, NEIGHBOURS, fits
+from engine.flash8.board import BLANK, FREE, FULL_SET, HANDICAP_SET, NEIGHBOURS, fits
 
 __all__ = [
     "UNREACHABLE",

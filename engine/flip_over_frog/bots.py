@@ -19,9 +19,9 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from engine.core import Action, Bot, Command, Game
-from engine.flip_over_frog.rules import DiscardSnake, PlayTile
-from engine.flip_over_frog.tiles import (
+from engine.bots import random_bot
+from engine.core import Action, Bot, BotFactory, Command, Game
+from engine.flip_over_frog.board import (
     COLOURS,
     SPACES,
     TILES,
@@ -30,8 +30,14 @@ from engine.flip_over_frog.tiles import (
     is_snake,
     targets,
 )
+from engine.flip_over_frog.messages import DiscardSnake, PlayTile
 
-__all__ = ["FrogBot", "frog_bot"]
+__all__ = [
+    "BOTS",
+    "FrogBot",
+    "Known",
+    "frog_bot",
+]
 
 #: One remembered space: ``(tile or None if unknown, face_up)``, bottom first.
 Known = list[tuple[str | None, bool]]
@@ -197,3 +203,7 @@ def _neighbours(space: int) -> list[int]:
 def frog_bot(game: Game, seat: int, rng: random.Random) -> Bot:
     """The Flip Over Frog bot for ``seat``."""
     return FrogBot(seat, rng)
+
+
+#: Every bot kind Flip Over Frog offers, by the name a seat asks for.
+BOTS: dict[str, BotFactory] = {"bot": frog_bot, "random": random_bot}

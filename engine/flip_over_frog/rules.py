@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 import attrs
 
-from engine.bots import random_bot
 from engine.core import (
+    BotFactory,
     Command,
     Event,
     OptionSpec,
@@ -24,163 +25,40 @@ from engine.core import (
     Viewer,
     outcome_to_wire,
 )
-from engine.flip_over_frog.tiles import (
+from engine.flip_over_frog import views
+from engine.flip_over_frog.board import (
     COLOURS,
     SPACES,
     TILES,
     arrows_of,
-    colour_of,
-    face,
     is_snake,
     targets,
 )
+from engine.flip_over_frog.messages import (
+    COMMANDS,
+    EVENTS,
+    DiscardSnake,
+    FrogPlaced,
+    GameEnded,
+    PlayTile,
+    SnakeDiscarded,
+    SnakePlayed,
+    TileDrawn,
+    TurnPassed,
+)
+from engine.flip_over_frog.state import Stack, State, face_up_frog, frog_counts
 
-__all__ = [
-    "GAME",
-    "DiscardSnake",
-    "FlipOverFrog",
-    "FrogPlaced",
-    "GameEnded",
-    "PlayTile",
-    "SnakeDiscarded",
-    "SnakePlayed",
-    "State",
-    "TileDrawn",
-    "TurnPassed",
-]
+__all__ = ["GAME", "HAND_SIZE", "FlipOverFrog", "flip", "flips_for", "frog_spaces", "snake_spaces"]
 
 HAND_SIZE = 3
 
-#: A board space: its stack of ``(tile, face_up)`` pairs, bottom first (decisions 3).
-Stack = tuple[tuple[str, bool], ...]
 
-
-# --- commands ----------------------------------------------------------------------------------
-
-
-@attrs.frozen
-class PlayTile(Command):
-    """Play ``tile`` from the hand onto board ``space`` (0-15, row by row from the top left)."""
-
-    TYPE = "play"
-    tile: str
-    space: int
-
-
-@attrs.frozen
-class DiscardSnake(Command):
-    """Discard a Snake when the hand holds only Snakes and no Frog is face up (decisions 7)."""
-
-    TYPE = "discard"
-    tile: str
-
-
-# --- events ------------------------------------------------------------------------------------
-
-
-@attrs.frozen
-class FrogPlaced(Event):
-    """A Frog landed face up on ``space``; the spaces in ``flipped`` turned over (decisions 5)."""
-
-    TYPE = "frog_placed"
-    seat: int
-    tile: str
-    space: int
-    flipped: tuple[int, ...]
-
-
-@attrs.frozen
-class SnakePlayed(Event):
-    """A Snake took the face-up Frog ``frog`` off ``space``; both went to the discards."""
-
-    TYPE = "snake_played"
-    seat: int
-    tile: str
-    space: int
-    frog: str
-
-
-@attrs.frozen
-class SnakeDiscarded(Event):
-    """A Snake was discarded face up for want of a legal play (decisions 7)."""
-
-    TYPE = "snake_discarded"
-    seat: int
-    tile: str
-
-
-@attrs.frozen
-class TileDrawn(Event):
-    """``seat`` drew the top tile of the stack (decisions 8)."""
-
-    TYPE = "tile_drawn"
-    seat: int
-    tile: str
-
-
-@attrs.frozen
-class TurnPassed(Event):
-    """The turn passed to ``seat``."""
-
-    TYPE = "turn_passed"
-    seat: int
-
-
-@attrs.frozen
-class GameEnded(Event):
-    """The game ended: ``board_full`` or ``tiles_exhausted`` (decisions 9)."""
-
-    TYPE = "game_ended"
-    reason: str
-
-
-# --- state -------------------------------------------------------------------------------------
-
-
-@attrs.frozen
-class State:
-    """Everything on and around the table. ``stack`` is the draw pile, top first."""
-
-    colours: tuple[str, ...]
-    hands: tuple[tuple[str, ...], ...]
-    stack: tuple[str, ...]
-    board: tuple[Stack, ...]
-    discards: tuple[str, ...] = ()
-    turn: int = 0
-    plays: int = 0
-    ended: str | None = None
-
-    @property
-    def players(self) -> int:
-        return len(self.colours)
-
-
-def top(stack: Stack) -> tuple[str, bool] | None:
-    """The visible tile of a space, with whether it is face up."""
-    return stack[-1] if stack else None
+# --- rule predicates ---------------------------------------------------------------------------
 
 
 def flip(stack: Stack) -> Stack:
     """Turn a stack over as one piece: its order reverses and every face toggles (decisions 5)."""
     return tuple((tile, not up) for tile, up in reversed(stack))
-
-
-def face_up_frog(stack: Stack) -> str | None:
-    """The face-up Frog showing on a space, if one does."""
-    shown = top(stack)
-    if shown is None or not shown[1] or is_snake(shown[0]):
-        return None
-    return shown[0]
-
-
-def frog_counts(board: Sequence[Stack]) -> dict[str, int]:
-    """Face-up Frogs of each colour on the board (rulebook "End of Game")."""
-    counts = dict.fromkeys(COLOURS, 0)
-    for stack in board:
-        frog = face_up_frog(stack)
-        if frog is not None:
-            counts[colour_of(frog)] += 1
-    return counts
 
 
 def frog_spaces(board: Sequence[Stack]) -> list[int]:
@@ -206,23 +84,13 @@ class FlipOverFrog:
 
     id = "flip_over_frog"
     name = "Flip Over Frog"
-    commands: tuple[type[Command], ...] = (PlayTile, DiscardSnake)
-    events: tuple[type[Event], ...] = (
-        FrogPlaced,
-        SnakePlayed,
-        SnakeDiscarded,
-        TileDrawn,
-        TurnPassed,
-        GameEnded,
-    )
+    commands: tuple[type[Command], ...] = COMMANDS
+    events: tuple[type[Event], ...] = EVENTS
     options: tuple[OptionSpec, ...] = ()
     seat_options: tuple[OptionSpec, ...] = ()
+    #: The rules alone have no bots: the registry attaches ``engine.flip_over_frog.bots.BOTS``.
+    bots: Mapping[str, BotFactory] = MappingProxyType({})
     default_bot = "bot"
-
-    def __init__(self) -> None:
-        from engine.flip_over_frog.bots import frog_bot
-
-        self.bots = {"bot": frog_bot, "random": random_bot}
 
     def seat_counts(self, options: Mapping[str, Any]) -> range:
         """Two to four players (decisions 1)."""
@@ -374,42 +242,13 @@ class FlipOverFrog:
     # -- what seats see and may do --------------------------------------------------------------
 
     def view(self, state: State, viewer: Viewer) -> dict[str, Any]:
-        """The table as ``viewer`` sees it: the board (face-down tiles as plain backs), the
-        discards, hand sizes and the stack's size for everyone; a seat's own hand and colour
-        for that seat only; every dealt colour once the game is over (decisions 1, 12)."""
-        over = state.ended is not None
-        board: list[dict[str, Any]] = []
-        for stack in state.board:
-            shown = top(stack)
-            if shown is None:
-                board.append({"height": 0, "top": None})
-            else:
-                tile, up = shown
-                board.append({"height": len(stack), "top": face(tile) if up else {"kind": "back"}})
-        players = []
-        for seat in range(state.players):
-            entry: dict[str, Any] = {"seat": seat, "hand_size": len(state.hands[seat])}
-            if over or seat == viewer:
-                entry["colour"] = state.colours[seat]
-            players.append(entry)
-        view: dict[str, Any] = {
-            "game": self.id,
-            "seat": viewer,
-            "turn": None if over else state.turn,
-            "plays": state.plays,
-            "board": board,
-            "discards": [face(tile) for tile in state.discards],
-            "stack_size": len(state.stack),
-            "frogs_face_up": frog_counts(state.board),
-            "players": players,
-        }
-        if viewer is not None:
-            view["colour"] = state.colours[viewer]
-            view["hand"] = [face(tile) for tile in state.hands[viewer]]
+        """See :func:`engine.flip_over_frog.views.view`; once the game is over it also holds
+        the outcome."""
+        out = views.view(state, viewer)
         outcome = self.outcome(state)
         if outcome is not None:
-            view["outcome"] = outcome_to_wire(outcome)
-        return view
+            out["outcome"] = outcome_to_wire(outcome)
+        return out
 
     def legal(self, state: State, seat: int) -> list[dict[str, Any]]:
         """Each tile in hand with the spaces it may go to; a Frog's entry previews the spaces

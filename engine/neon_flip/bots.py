@@ -18,27 +18,9 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from engine.core import Action, Bot, Command, Game, Rejected
-from engine.neon_flip.cards import (
-    CARDS,
-    PROTO_ZERO,
-    Context,
-    Play,
-    cascade_choices,
-    kind_of,
-)
-from engine.neon_flip.commands import (
-    BuyCard,
-    Cascade,
-    ChooseObjective,
-    Discard,
-    EndTurn,
-    Lock,
-    ManualFlip,
-    PlayCard,
-    StopCascade,
-)
-from engine.neon_flip.grid import (
+from engine.bots import random_bot
+from engine.core import Action, Bot, BotFactory, Command, Game, Rejected
+from engine.neon_flip.board import (
     BLOCKS,
     CENTRE,
     COLOURS,
@@ -55,8 +37,38 @@ from engine.neon_flip.grid import (
     flipped,
     runs,
 )
+from engine.neon_flip.cards import (
+    CARDS,
+    PROTO_ZERO,
+    Context,
+    Play,
+    cascade_choices,
+    kind_of,
+)
+from engine.neon_flip.messages import (
+    BuyCard,
+    Cascade,
+    ChooseObjective,
+    Discard,
+    EndTurn,
+    Lock,
+    ManualFlip,
+    PlayCard,
+    StopCascade,
+)
 
-__all__ = ["CARD_VALUE", "NeonBot", "neon_bot"]
+__all__ = [
+    "BOTS",
+    "CARD_VALUE",
+    "CHAIN_SEARCH",
+    "CLOSE_BONUS",
+    "CORNER_BONUS",
+    "DEFAULT_BUDGET",
+    "ENERGY_VALUE",
+    "SHORTLIST",
+    "NeonBot",
+    "neon_bot",
+]
 
 #: What holding a card is worth to the bot, in points, by kind.
 CARD_VALUE: dict[str, float] = {
@@ -464,3 +476,7 @@ def _objective_ease(key: str) -> float:
 def neon_bot(game: Game, seat: int, rng: random.Random) -> Bot:
     """The Neon Flip bot for any seat, with the default node budget."""
     return NeonBot(rng)
+
+
+#: Every bot kind Neon Flip offers, by the name a seat asks for.
+BOTS: dict[str, BotFactory] = {"random": random_bot, "bot": neon_bot}

@@ -16,7 +16,7 @@ from typing import Any
 import attrs
 
 from engine.core import Rejected
-from engine.neon_flip.grid import (
+from engine.neon_flip.board import (
     CELLS,
     COLOURS,
     NEIGHBOURS,
@@ -31,14 +31,25 @@ from engine.neon_flip.grid import (
 
 __all__ = [
     "CARDS",
+    "CASCADE_LIMIT",
+    "CHAIN_REACTOR_CASCADE_LIMIT",
     "DECK",
     "KINDS",
     "PROTO_ZERO",
     "CardKind",
     "Context",
+    "Drain",
+    "Draw",
     "Effect",
+    "Gain",
+    "Hijack",
+    "LineFlip",
+    "PatternFlip",
     "Play",
     "Resolution",
+    "Shift",
+    "Surge",
+    "Swap",
     "card_cost",
     "cascade_choices",
     "kind_of",
@@ -73,6 +84,12 @@ class Context:
     opponent_colours: tuple[int, ...]
 
 
+#: Cascade flips one action may chain: at most 3, 6 after a Chain Reactor (the Protocol deck's
+#: card table), as neon-flip.decisions 4 (rulebook 2.2) says.
+CASCADE_LIMIT = 3
+CHAIN_REACTOR_CASCADE_LIMIT = 6
+
+
 @attrs.frozen
 class Resolution:
     """What a play does: the new board, the cells whose tile changed, the cells turned to the
@@ -84,14 +101,15 @@ class Resolution:
     energy: int = 0
     draws: int = 0
     drain: int | None = None
-    cascade_limit: int = 3
+    cascade_limit: int = CASCADE_LIMIT
 
 
 def cascade_choices(
     board: Sequence[int], locked: frozenset[int], colour: int, sources: Sequence[int]
 ) -> tuple[int, ...]:
     """Cells a cascade may flip next: unlocked, showing the other face of the player's
-    spectrum, orthogonally next to one of ``sources`` (decisions 4). Sorted, no repeats."""
+    spectrum, orthogonally next to one of ``sources``. Sorted, no repeats.
+    See neon-flip.decisions 4 ("Cascades", rulebook 2.2)."""
     other = colour ^ 1
     found = {
         n for source in sources for n in NEIGHBOURS[source] if board[n] == other and n not in locked
@@ -115,7 +133,7 @@ def _check_line(line: str, index: int) -> tuple[int, ...]:
     return line_cells(line, index)
 
 
-def _flip_resolution(ctx: Context, cells: Sequence[int], limit: int = 3) -> Resolution:
+def _flip_resolution(ctx: Context, cells: Sequence[int], limit: int = CASCADE_LIMIT) -> Resolution:
     free = tuple(sorted({cell for cell in cells if cell not in ctx.locked}))
     if not free:
         raise _refuse(
@@ -149,7 +167,7 @@ class PatternFlip(Effect):
     Perimeter Ring, Grid Overcharge (a sector by its top-left slot), Overcharge Loop (wraps),
     Chain Reactor (a Cross Flip whose cascade may run to ``limit`` flips)."""
 
-    def __init__(self, pattern: str, limit: int = 3) -> None:
+    def __init__(self, pattern: str, limit: int = CASCADE_LIMIT) -> None:
         self.pattern = pattern
         self.limit = limit
 
@@ -535,7 +553,7 @@ KINDS: tuple[CardKind, ...] = (
         2,
         4,
         "A Cross Flip whose cascade may run to 6 flips instead of 3.",
-        PatternFlip("cross", limit=6),
+        PatternFlip("cross", limit=CHAIN_REACTOR_CASCADE_LIMIT),
     ),
     CardKind(
         "mainframe_hijack",

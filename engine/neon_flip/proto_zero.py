@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from pathlib import Path
+from importlib import resources
 
 import attrs
 
-from engine.neon_flip.grid import BLOCKS, CYAN, block_cells, cell_of, line_cells, pattern_cells
+from engine.neon_flip.board import BLOCKS, CYAN, block_cells, cell_of, line_cells, pattern_cells
 
 __all__ = [
     "AI_BY_ID",
@@ -49,7 +49,9 @@ class AiCard:
 
 
 def _load() -> tuple[AiCard, ...]:
-    data = json.loads((Path(__file__).parent / "ai_deck.json").read_text())
+    data = json.loads(
+        resources.files("engine.neon_flip").joinpath("ai_deck.json").read_text(encoding="utf-8")
+    )
     return tuple(AiCard(c["id"], c["pattern"], c["target"]) for c in data["cards"])
 
 

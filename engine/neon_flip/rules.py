@@ -2,8 +2,12 @@
 
 Sources: ``neon-flip.rulebook.txt`` (cited by section number) and ``neon-flip.decisions.md``
 (cited by number; a decision wins over the rulebook). Grid and patterns live in
-:mod:`engine.neon_flip.grid`, the Protocol cards in :mod:`engine.neon_flip.cards`, scoring and
-objectives in :mod:`engine.neon_flip.scoring`, PROTO-ZERO in :mod:`engine.neon_flip.proto_zero`.
+:mod:`engine.neon_flip.board`, the Protocol cards (and the cascade's choices) in
+:mod:`engine.neon_flip.cards`, commands and events in :mod:`engine.neon_flip.messages`, the
+table in :mod:`engine.neon_flip.state`, what viewers see in :mod:`engine.neon_flip.views`,
+scoring, objectives and the outcome in :mod:`engine.neon_flip.scoring`, PROTO-ZERO in
+:mod:`engine.neon_flip.proto_zero`. Here: setup, the decisions of each command, the events
+applied by an event-type-to-function table (:data:`_APPLY`), legal commands and the clock.
 
 A game runs in phases: every seat first keeps one of two dealt Target Objectives
 (``objectives``); then turns follow in seat order from a first player drawn from the seed
@@ -14,12 +18,12 @@ is a pending choice of the active player, one flip at a time.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 import attrs
 
-from engine.bots import random_bot
 from engine.core import (
     BotFactory,
     Command,
@@ -31,35 +35,47 @@ from engine.core import (
     Viewer,
     outcome_to_wire,
 )
-from engine.neon_flip.bots import neon_bot
+from engine.neon_flip import scoring, views
+from engine.neon_flip.board import CELLS, PINK, block_cells, cell_of, flipped, slot_of
 from engine.neon_flip.cards import (
+    CASCADE_LIMIT,
     DECK,
     PROTO_ZERO,
-    Context,
     Play,
     card_cost,
     cascade_choices,
     kind_of,
 )
-from engine.neon_flip.commands import (
+from engine.neon_flip.messages import (
+    COMMANDS,
+    EVENTS,
+    AiCardPlayed,
+    AiOvercharged,
     BuyCard,
+    CardBought,
+    CardDiscarded,
+    CardDrawn,
+    CardPlayed,
     Cascade,
+    CascadeFlipped,
+    CascadeStopped,
+    Checkpoint,
     ChooseObjective,
+    ClockExpired,
+    DeckReshuffled,
     Discard,
+    DominanceCounted,
     EndTurn,
+    GameEnded,
     Lock,
     ManualFlip,
+    ManualFlipped,
+    NodeLocked,
+    ObjectiveChosen,
     PlayCard,
     StopCascade,
-)
-from engine.neon_flip.grid import (
-    CELLS,
-    COLOURS,
-    PINK,
-    block_cells,
-    cell_of,
-    flipped,
-    slot_of,
+    TurnEnded,
+    TurnStarted,
 )
 from engine.neon_flip.proto_zero import (
     AI_BY_ID,
@@ -68,344 +84,33 @@ from engine.neon_flip.proto_zero import (
     AI_OVERCHARGE,
     overcharge_block,
 )
-from engine.neon_flip.scoring import (
-    CIRCUIT_POINTS,
-    OBJECTIVE_NAMES,
-    OBJECTIVE_POINTS,
-    OBJECTIVES,
-    circuits,
-    corners,
-    count,
-    objective_met,
-    surplus,
+from engine.neon_flip.scoring import OBJECTIVES, count
+from engine.neon_flip.state import (
+    BONUS_TILES,
+    BUY_COST,
+    FIFTY,
+    HAND_LIMIT,
+    INCOME,
+    LOCK_COST,
+    LOCK_LIMIT,
+    MANUAL_FLIP_COST,
+    MANUAL_FLIPS_PER_TURN,
+    MARKET_SIZE,
+    START_HAND,
+    Pending,
+    Player,
+    State,
+    clock_deadline,
+    context,
+    locked_cells,
+    sides,
+    threshold,
 )
 
-__all__ = [
-    "GAME",
-    "BuyCard",
-    "Cascade",
-    "ChooseObjective",
-    "Discard",
-    "EndTurn",
-    "Lock",
-    "ManualFlip",
-    "NeonFlip",
-    "Pending",
-    "PlayCard",
-    "Player",
-    "State",
-    "StopCascade",
-]
+__all__ = ["GAME", "NeonFlip", "side_tiles"]
 
-HAND_LIMIT = 6
-MARKET_SIZE = 3
-START_HAND = 4
-MANUAL_FLIP_COST = 2
-MANUAL_FLIPS_PER_TURN = 2
-BUY_COST = 1
-LOCK_COST = 3
-LOCK_LIMIT = 2
-INCOME = 2
-BONUS_TILES = 10
-FIFTY = 50
 
-
-# --- events ------------------------------------------------------------------------------------
-
-
-@attrs.frozen
-class ObjectiveChosen(Event):
-    """``seat`` kept ``objective``; ``returned`` went back to the deck (decisions 10)."""
-
-    TYPE = "objective_chosen"
-    seat: int
-    objective: str
-    returned: str
-
-
-@attrs.frozen
-class TurnStarted(Event):
-    """Phase 1 (decisions 6): income, bonus, lock removal, this turn's drain surcharge."""
-
-    TYPE = "turn_started"
-    seat: int
-    income: int
-    surcharge: int
-    at: float
-
-
-@attrs.frozen
-class CardPlayed(Event):
-    """``seat`` paid ``cost`` and played ``card`` with the command's targets; ``evolve``
-    resolves it with the card's effect (decisions, card table)."""
-
-    TYPE = "card_played"
-    seat: int
-    card: str
-    cost: int
-    slot: int = 0
-    other: int = 0
-    line: str = ""
-    index: int = 0
-    step: int = 0
-    target: int = -1
-    colour: str = ""
-
-
-@attrs.frozen
-class ManualFlipped(Event):
-    """Action B: ``seat`` paid ``cost`` and flipped ``slot`` (decisions 7)."""
-
-    TYPE = "manual_flipped"
-    seat: int
-    slot: int
-    cost: int
-
-
-@attrs.frozen
-class CardBought(Event):
-    """Action C: ``seat`` bought ``card`` for 1 Energy; its market slot refills (decisions 7)."""
-
-    TYPE = "card_bought"
-    seat: int
-    card: str
-
-
-@attrs.frozen
-class NodeLocked(Event):
-    """Action D: ``seat`` locked ``slot`` for 3 Energy (decisions 7)."""
-
-    TYPE = "node_locked"
-    seat: int
-    slot: int
-
-
-@attrs.frozen
-class CascadeFlipped(Event):
-    """The pending cascade flipped ``slot`` to ``seat``'s colour (decisions 4)."""
-
-    TYPE = "cascade_flipped"
-    seat: int
-    slot: int
-
-
-@attrs.frozen
-class CascadeStopped(Event):
-    """``seat`` ended its pending cascade (decisions 4)."""
-
-    TYPE = "cascade_stopped"
-    seat: int
-
-
-@attrs.frozen
-class TurnEnded(Event):
-    """``seat`` ended Phase 2; above 6 cards it must discard (decisions 8)."""
-
-    TYPE = "turn_ended"
-    seat: int
-
-
-@attrs.frozen
-class CardDiscarded(Event):
-    """``seat`` discarded ``card`` in Phase 3 (decisions 8)."""
-
-    TYPE = "card_discarded"
-    seat: int
-    card: str
-
-
-@attrs.frozen
-class CardDrawn(Event):
-    """The end-of-turn draw; with an empty pile it is owed and the round ends (decisions 11)."""
-
-    TYPE = "card_drawn"
-    seat: int
-
-
-@attrs.frozen
-class DeckReshuffled(Event):
-    """Solo: the discards shuffled under what is left of the draw pile (decisions 18)."""
-
-    TYPE = "deck_reshuffled"
-    order: tuple[str, ...]
-
-
-@attrs.frozen
-class Checkpoint(Event):
-    """A Grid Checkpoint (decisions 11, 17): ``gains`` per seat; the discards, shuffled into
-    ``order``, become the draw pile and the owed draws are made (empty ``order`` in solo)."""
-
-    TYPE = "checkpoint"
-    number: int
-    gains: tuple[int, ...]
-    order: tuple[str, ...]
-
-
-@attrs.frozen
-class AiCardPlayed(Event):
-    """PROTO-ZERO set ``slots`` to Pink and gained ``energy`` (decisions 16)."""
-
-    TYPE = "ai_card_played"
-    card: str
-    slots: tuple[int, ...]
-    energy: int
-
-
-@attrs.frozen
-class AiOvercharged(Event):
-    """PROTO-ZERO spent its Energy to set ``slots`` of the block at ``block`` to Pink."""
-
-    TYPE = "ai_overcharged"
-    block: int
-    slots: tuple[int, ...]
-
-
-@attrs.frozen
-class DominanceCounted(Event):
-    """A Grid Dominance count added at an Overdrive end (decisions 14)."""
-
-    TYPE = "dominance_counted"
-    gains: tuple[int, ...]
-
-
-@attrs.frozen
-class ClockExpired(Event):
-    """The Overdrive game clock ran out: the game ends after this turn (decisions 14)."""
-
-    TYPE = "clock_expired"
-
-
-@attrs.frozen
-class GameEnded(Event):
-    """The game is over: ``rounds``, ``fifty``, ``overdrive``, ``clock`` (all modes but solo);
-    ``wiped``, ``fifty``, ``ai_deck_spent`` (solo)."""
-
-    TYPE = "game_ended"
-    reason: str
-
-
-# --- state -------------------------------------------------------------------------------------
-
-
-@attrs.frozen
-class Player:
-    """One seat's dashboard. ``locks`` are cells; ``drain_next`` is the surcharge waiting for
-    the seat's next turn; ``longest`` its longest cascade chain (decisions 5)."""
-
-    colour: int
-    energy: int
-    hand: tuple[str, ...] = ()
-    offers: tuple[str, ...] = ()
-    objective: str = ""
-    vp: int = 0
-    locks: tuple[int, ...] = ()
-    longest: int = 0
-    drain_next: int = 0
-
-
-@attrs.frozen
-class Pending:
-    """A cascade waiting for its player's next choice: it continues from ``sources``."""
-
-    seat: int
-    sources: tuple[int, ...]
-    made: int
-    limit: int
-
-
-@attrs.frozen
-class State:
-    """The table. ``board`` holds 36 colour indexes by cell; ``draw`` is top first; an empty
-    string marks an empty market slot; ``owed`` lists draws the empty pile could not make,
-    as ``("hand", seat)`` or ``("market", slot)``."""
-
-    mode: str
-    teams: bool
-    obstacles: bool
-    rounds: int
-    clock: int
-    board: tuple[int, ...]
-    players: tuple[Player, ...]
-    draw: tuple[str, ...]
-    market: tuple[str, ...]
-    objective_deck: tuple[str, ...]
-    turn: int
-    discard: tuple[str, ...] = ()
-    phase: str = "objectives"
-    turns: int = 0
-    surcharge: int = 0
-    manual_flips: int = 0
-    pending: Pending | None = None
-    owed: tuple[tuple[str, int], ...] = ()
-    round_over: bool = False
-    checkpoints: int = 0
-    ai_deck: tuple[str, ...] = ()
-    ai_played: tuple[str, ...] = ()
-    ai_energy: int = 0
-    ai_drained: int = 0
-    clock_start: float | None = None
-    clock_out: bool = False
-    ended: str = ""
-
-    @property
-    def seats(self) -> int:
-        return len(self.players)
-
-    @property
-    def solo(self) -> bool:
-        return self.mode == "solo"
-
-    @property
-    def overdrive(self) -> bool:
-        return self.mode == "overdrive"
-
-
-def locked_cells(state: State) -> frozenset[int]:
-    """Every cell under a lock, whoever placed it."""
-    return frozenset(cell for player in state.players for cell in player.locks)
-
-
-def team_of(state: State, seat: int) -> int:
-    """A seat's side: with ``teams`` seats 0 and 2 (Cyan, Green) against 1 and 3 (Pink,
-    Yellow) (decisions 2); otherwise every seat is its own side."""
-    return seat % 2 if state.teams else seat
-
-
-def sides(state: State) -> list[list[int]]:
-    """The seats of each side, in side order."""
-    if state.teams:
-        return [[0, 2], [1, 3]]
-    return [[seat] for seat in range(state.seats)]
-
-
-def opponents(state: State, seat: int) -> tuple[int, ...]:
-    """The seats a card may target as opponents; ``(-1,)`` (PROTO-ZERO) in solo."""
-    if state.solo:
-        return (PROTO_ZERO,)
-    mine = team_of(state, seat)
-    return tuple(s for s in range(state.seats) if team_of(state, s) != mine)
-
-
-def context(state: State, seat: int) -> Context:
-    """What the card effects need to judge ``seat``'s plays."""
-    rivals = opponents(state, seat)
-    colours = (PINK,) if state.solo else tuple(state.players[s].colour for s in rivals)
-    return Context(
-        board=state.board,
-        locked=locked_cells(state),
-        colour=state.players[seat].colour,
-        opponents=rivals,
-        opponent_colours=colours,
-    )
-
-
-def threshold(state: State) -> int:
-    """Tiles a player (or team) must show to win Overdrive at once (decisions 14)."""
-    if state.teams:
-        return 24
-    if state.seats == 2:
-        return 16 if state.obstacles else 24
-    return 12
+# --- state helpers -----------------------------------------------------------------------------
 
 
 def side_tiles(state: State) -> list[int]:
@@ -498,6 +203,240 @@ def _play_of(event: CardPlayed | PlayCard) -> Play:
     )
 
 
+# --- applying events: one function per event type ----------------------------------------------
+
+
+def _objective_chosen(state: State, event: ObjectiveChosen) -> State:
+    """``seat`` keeps its objective; the other goes back to the objective deck (decisions 10)."""
+    player = attrs.evolve(state.players[event.seat], objective=event.objective, offers=())
+    return attrs.evolve(
+        state,
+        players=_replace(state.players, event.seat, player),
+        objective_deck=(*state.objective_deck, event.returned),
+    )
+
+
+def _turn_started(state: State, event: TurnStarted) -> State:
+    """Phase 1 (decisions 6): income, lock removal, this turn's drain surcharge; the first
+    Overdrive turn starts the game clock (decisions 14)."""
+    player = state.players[event.seat]
+    player = attrs.evolve(player, energy=player.energy + event.income, locks=(), drain_next=0)
+    start = state.clock_start
+    if state.overdrive and start is None:
+        start = event.at
+    return attrs.evolve(
+        state,
+        players=_replace(state.players, event.seat, player),
+        phase="main",
+        turn=event.seat,
+        turns=state.turns + 1,
+        surcharge=event.surcharge,
+        manual_flips=0,
+        pending=None,
+        clock_start=start,
+    )
+
+
+def _card_played(state: State, event: CardPlayed) -> State:
+    """Action A (rulebook 2.3): pay, resolve the card's effect (:mod:`engine.neon_flip.cards`),
+    draw what it draws, place a System Drain, and open a cascade from the tiles it turned."""
+    seat = event.seat
+    kind = kind_of(event.card)
+    resolution = kind.effect.resolve(context(state, seat), _play_of(event))
+    player = state.players[seat]
+    player = attrs.evolve(
+        player,
+        energy=player.energy - event.cost + resolution.energy,
+        hand=tuple(c for c in player.hand if c != event.card),
+    )
+    state = attrs.evolve(
+        state,
+        board=resolution.board,
+        players=_replace(state.players, seat, player),
+        discard=(*state.discard, event.card),
+    )
+    if resolution.draws:
+        state = _draw_to_hand(state, seat, resolution.draws)
+    if resolution.drain is not None:
+        if resolution.drain == PROTO_ZERO:
+            state = attrs.evolve(state, ai_drained=state.ai_drained + 1)
+        else:
+            target = state.players[resolution.drain]
+            target = attrs.evolve(target, drain_next=target.drain_next + 1)
+            state = attrs.evolve(state, players=_replace(state.players, resolution.drain, target))
+    return _after_flips(state, seat, resolution.sources, resolution.cascade_limit)
+
+
+def _manual_flipped(state: State, event: ManualFlipped) -> State:
+    """Action B (rulebook 2.3): pay and flip one tile; a tile turned to the player's colour
+    may start a cascade of up to :data:`CASCADE_LIMIT` flips (decisions 4)."""
+    cell = cell_of(event.slot)
+    state = _pay(state, event.seat, event.cost)
+    state = attrs.evolve(
+        state, board=flipped(state.board, (cell,)), manual_flips=state.manual_flips + 1
+    )
+    colour = state.players[event.seat].colour
+    return _after_flips(
+        state, event.seat, (cell,) if state.board[cell] == colour else (), CASCADE_LIMIT
+    )
+
+
+def _card_bought(state: State, event: CardBought) -> State:
+    """Action C (rulebook 2.3): pay 1, take the market card, refill its slot (decisions 7)."""
+    player = state.players[event.seat]
+    player = attrs.evolve(player, energy=player.energy - BUY_COST, hand=(*player.hand, event.card))
+    state = attrs.evolve(state, players=_replace(state.players, event.seat, player))
+    return _refill(state, state.market.index(event.card))
+
+
+def _node_locked(state: State, event: NodeLocked) -> State:
+    """Action D (rulebook 2.3): pay 3 and lock a tile of the player's colour (decisions 7)."""
+    player = state.players[event.seat]
+    player = attrs.evolve(
+        player,
+        energy=player.energy - LOCK_COST,
+        locks=(*player.locks, cell_of(event.slot)),
+    )
+    return attrs.evolve(state, players=_replace(state.players, event.seat, player))
+
+
+def _cascade_flipped(state: State, event: CascadeFlipped) -> State:
+    """One cascade flip, neon-flip.decisions 4 ("Cascades", rulebook 2.2): the chosen tile turns
+    to the player's colour and the chain continues from it, until the action's limit
+    (:data:`CASCADE_LIMIT`, :data:`CHAIN_REACTOR_CASCADE_LIMIT` after a Chain Reactor) or no tile
+    qualifies; a closed chain's length is kept for the third tie-breaker (decisions 5)."""
+    pending = state.pending
+    assert pending is not None
+    cell = cell_of(event.slot)
+    state = attrs.evolve(state, board=flipped(state.board, (cell,)))
+    made = pending.made + 1
+    colour = state.players[event.seat].colour
+    if made >= pending.limit or not cascade_choices(
+        state.board, locked_cells(state), colour, (cell,)
+    ):
+        return _close_chain(state, event.seat, made)
+    return attrs.evolve(state, pending=Pending(event.seat, (cell,), made, pending.limit))
+
+
+def _cascade_stopped(state: State, event: CascadeStopped) -> State:
+    """The player stopped the cascade (decisions 4); its length so far counts (decisions 5)."""
+    pending = state.pending
+    return _close_chain(state, event.seat, pending.made if pending else 0)
+
+
+def _turn_ended(state: State, event: TurnEnded) -> State:
+    """Phase 2 ended: above :data:`HAND_LIMIT` cards the player discards first (decisions 8)."""
+    hand = state.players[event.seat].hand
+    return attrs.evolve(state, phase="discard" if len(hand) > HAND_LIMIT else "main")
+
+
+def _card_discarded(state: State, event: CardDiscarded) -> State:
+    """A Phase 3 discard (decisions 8)."""
+    player = state.players[event.seat]
+    hand = tuple(c for c in player.hand if c != event.card)
+    return attrs.evolve(
+        state,
+        players=_replace(state.players, event.seat, attrs.evolve(player, hand=hand)),
+        discard=(*state.discard, event.card),
+    )
+
+
+def _card_drawn(state: State, event: CardDrawn) -> State:
+    """Phase 3's draw of 1 (decisions 8), owed if the pile is empty (decisions 11)."""
+    return attrs.evolve(_draw_to_hand(state, event.seat, 1), phase="main")
+
+
+def _deck_reshuffled(state: State, event: DeckReshuffled) -> State:
+    """Solo: the discards shuffled under the draw pile (decisions 18)."""
+    return attrs.evolve(state, draw=event.order, discard=())
+
+
+def _checkpoint(state: State, event: Checkpoint) -> State:
+    """A checkpoint (decisions 11, 12; solo 17): Grid Dominance VP, then outside solo the
+    discards reshuffled into the new draw pile and the owed draws made."""
+    players = tuple(
+        attrs.evolve(p, vp=p.vp + gain) for p, gain in zip(state.players, event.gains, strict=True)
+    )
+    state = attrs.evolve(state, players=players, checkpoints=event.number)
+    if state.solo:
+        return state
+    owed = state.owed
+    state = attrs.evolve(state, draw=event.order, discard=(), owed=(), round_over=False)
+    for where, which in owed:
+        if not state.draw:
+            break
+        if where == "hand":
+            state = _draw_to_hand(state, which, 1)
+        elif state.market[which] == "":
+            state = _refill(state, which)
+    return attrs.evolve(state, owed=(), round_over=False)
+
+
+def _ai_card_played(state: State, event: AiCardPlayed) -> State:
+    """PROTO-ZERO's card sets its tiles to Pink and adds the Energy it gained (none while
+    drained); a drain wears off by one (decisions 16)."""
+    board = list(state.board)
+    for slot in event.slots:
+        board[cell_of(slot)] = PINK
+    return attrs.evolve(
+        state,
+        board=tuple(board),
+        ai_deck=state.ai_deck[1:],
+        ai_played=(*state.ai_played, event.card),
+        ai_energy=state.ai_energy + event.energy,
+        ai_drained=max(0, state.ai_drained - 1),
+    )
+
+
+def _ai_overcharged(state: State, event: AiOvercharged) -> State:
+    """PROTO-ZERO's overcharge sets a 3 x 3 block to Pink and spends its Energy (decisions 16)."""
+    board = list(state.board)
+    for slot in event.slots:
+        board[cell_of(slot)] = PINK
+    return attrs.evolve(state, board=tuple(board), ai_energy=0)
+
+
+def _dominance_counted(state: State, event: DominanceCounted) -> State:
+    """Grid Dominance VP counted at an Overdrive or clock end (decisions 14)."""
+    players = tuple(
+        attrs.evolve(p, vp=p.vp + gain) for p, gain in zip(state.players, event.gains, strict=True)
+    )
+    return attrs.evolve(state, players=players)
+
+
+def _clock_expired(state: State, event: ClockExpired) -> State:
+    """The Overdrive clock ran out: the game ends after the current turn (decisions 14)."""
+    return attrs.evolve(state, clock_out=True)
+
+
+def _game_ended(state: State, event: GameEnded) -> State:
+    """The game is over (decisions 13, 14, 18)."""
+    return attrs.evolve(state, phase="over", ended=event.reason, pending=None)
+
+
+#: How each event changes the table: event type -> ``(state, event) -> state``.
+_APPLY: dict[type[Event], Callable[[State, Any], State]] = {
+    ObjectiveChosen: _objective_chosen,
+    TurnStarted: _turn_started,
+    CardPlayed: _card_played,
+    ManualFlipped: _manual_flipped,
+    CardBought: _card_bought,
+    NodeLocked: _node_locked,
+    CascadeFlipped: _cascade_flipped,
+    CascadeStopped: _cascade_stopped,
+    TurnEnded: _turn_ended,
+    CardDiscarded: _card_discarded,
+    CardDrawn: _card_drawn,
+    DeckReshuffled: _deck_reshuffled,
+    Checkpoint: _checkpoint,
+    AiCardPlayed: _ai_card_played,
+    AiOvercharged: _ai_overcharged,
+    DominanceCounted: _dominance_counted,
+    ClockExpired: _clock_expired,
+    GameEnded: _game_ended,
+}
+
+
 # --- the game ----------------------------------------------------------------------------------
 
 
@@ -506,37 +445,8 @@ class NeonFlip:
 
     id = "neon_flip"
     name = "Neon Flip"
-    commands: tuple[type[Command], ...] = (
-        ChooseObjective,
-        PlayCard,
-        ManualFlip,
-        BuyCard,
-        Lock,
-        Cascade,
-        StopCascade,
-        EndTurn,
-        Discard,
-    )
-    events: tuple[type[Event], ...] = (
-        ObjectiveChosen,
-        TurnStarted,
-        CardPlayed,
-        ManualFlipped,
-        CardBought,
-        NodeLocked,
-        CascadeFlipped,
-        CascadeStopped,
-        TurnEnded,
-        CardDiscarded,
-        CardDrawn,
-        DeckReshuffled,
-        Checkpoint,
-        AiCardPlayed,
-        AiOvercharged,
-        DominanceCounted,
-        ClockExpired,
-        GameEnded,
-    )
+    commands: tuple[type[Command], ...] = COMMANDS
+    events: tuple[type[Event], ...] = EVENTS
     options: tuple[OptionSpec, ...] = (
         OptionSpec(
             "mode",
@@ -579,7 +489,8 @@ class NeonFlip:
     seat_options: tuple[OptionSpec, ...] = ()
     default_bot = "bot"
 
-    bots: Mapping[str, BotFactory] = {"random": random_bot, "bot": neon_bot}
+    #: The rules alone have no bots: the registry attaches ``engine.neon_flip.bots.BOTS``.
+    bots: Mapping[str, BotFactory] = MappingProxyType({})
 
     # -- setup ----------------------------------------------------------------------------------
 
@@ -906,260 +817,19 @@ class NeonFlip:
     # -- evolve ---------------------------------------------------------------------------------
 
     def evolve(self, state: State, event: Event) -> State:
-        """Apply one event: pure and total over the events ``decide`` emits."""
-        if isinstance(event, ObjectiveChosen):
-            player = attrs.evolve(state.players[event.seat], objective=event.objective, offers=())
-            return attrs.evolve(
-                state,
-                players=_replace(state.players, event.seat, player),
-                objective_deck=(*state.objective_deck, event.returned),
-            )
-        if isinstance(event, TurnStarted):
-            player = state.players[event.seat]
-            player = attrs.evolve(
-                player, energy=player.energy + event.income, locks=(), drain_next=0
-            )
-            start = state.clock_start
-            if state.overdrive and start is None:
-                start = event.at
-            return attrs.evolve(
-                state,
-                players=_replace(state.players, event.seat, player),
-                phase="main",
-                turn=event.seat,
-                turns=state.turns + 1,
-                surcharge=event.surcharge,
-                manual_flips=0,
-                pending=None,
-                clock_start=start,
-            )
-        if isinstance(event, CardPlayed):
-            return self._evolve_play(state, event)
-        if isinstance(event, ManualFlipped):
-            cell = cell_of(event.slot)
-            state = _pay(state, event.seat, event.cost)
-            state = attrs.evolve(
-                state, board=flipped(state.board, (cell,)), manual_flips=state.manual_flips + 1
-            )
-            colour = state.players[event.seat].colour
-            return _after_flips(
-                state, event.seat, (cell,) if state.board[cell] == colour else (), 3
-            )
-        if isinstance(event, CardBought):
-            player = state.players[event.seat]
-            player = attrs.evolve(
-                player, energy=player.energy - BUY_COST, hand=(*player.hand, event.card)
-            )
-            state = attrs.evolve(state, players=_replace(state.players, event.seat, player))
-            return _refill(state, state.market.index(event.card))
-        if isinstance(event, NodeLocked):
-            player = state.players[event.seat]
-            player = attrs.evolve(
-                player,
-                energy=player.energy - LOCK_COST,
-                locks=(*player.locks, cell_of(event.slot)),
-            )
-            return attrs.evolve(state, players=_replace(state.players, event.seat, player))
-        if isinstance(event, CascadeFlipped):
-            pending = state.pending
-            assert pending is not None
-            cell = cell_of(event.slot)
-            state = attrs.evolve(state, board=flipped(state.board, (cell,)))
-            made = pending.made + 1
-            colour = state.players[event.seat].colour
-            if made >= pending.limit or not cascade_choices(
-                state.board, locked_cells(state), colour, (cell,)
-            ):
-                return _close_chain(state, event.seat, made)
-            return attrs.evolve(state, pending=Pending(event.seat, (cell,), made, pending.limit))
-        if isinstance(event, CascadeStopped):
-            pending = state.pending
-            return _close_chain(state, event.seat, pending.made if pending else 0)
-        if isinstance(event, TurnEnded):
-            hand = state.players[event.seat].hand
-            return attrs.evolve(state, phase="discard" if len(hand) > HAND_LIMIT else "main")
-        if isinstance(event, CardDiscarded):
-            player = state.players[event.seat]
-            hand = tuple(c for c in player.hand if c != event.card)
-            return attrs.evolve(
-                state,
-                players=_replace(state.players, event.seat, attrs.evolve(player, hand=hand)),
-                discard=(*state.discard, event.card),
-            )
-        if isinstance(event, CardDrawn):
-            return attrs.evolve(_draw_to_hand(state, event.seat, 1), phase="main")
-        if isinstance(event, DeckReshuffled):
-            return attrs.evolve(state, draw=event.order, discard=())
-        if isinstance(event, Checkpoint):
-            return self._evolve_checkpoint(state, event)
-        if isinstance(event, AiCardPlayed):
-            board = list(state.board)
-            for slot in event.slots:
-                board[cell_of(slot)] = PINK
-            return attrs.evolve(
-                state,
-                board=tuple(board),
-                ai_deck=state.ai_deck[1:],
-                ai_played=(*state.ai_played, event.card),
-                ai_energy=state.ai_energy + event.energy,
-                ai_drained=max(0, state.ai_drained - 1),
-            )
-        if isinstance(event, AiOvercharged):
-            board = list(state.board)
-            for slot in event.slots:
-                board[cell_of(slot)] = PINK
-            return attrs.evolve(state, board=tuple(board), ai_energy=0)
-        if isinstance(event, DominanceCounted):
-            players = tuple(
-                attrs.evolve(p, vp=p.vp + gain)
-                for p, gain in zip(state.players, event.gains, strict=True)
-            )
-            return attrs.evolve(state, players=players)
-        if isinstance(event, ClockExpired):
-            return attrs.evolve(state, clock_out=True)
-        if isinstance(event, GameEnded):
-            return attrs.evolve(state, phase="over", ended=event.reason, pending=None)
-        return state
-
-    def _evolve_play(self, state: State, event: CardPlayed) -> State:
-        seat = event.seat
-        kind = kind_of(event.card)
-        resolution = kind.effect.resolve(context(state, seat), _play_of(event))
-        player = state.players[seat]
-        player = attrs.evolve(
-            player,
-            energy=player.energy - event.cost + resolution.energy,
-            hand=tuple(c for c in player.hand if c != event.card),
-        )
-        state = attrs.evolve(
-            state,
-            board=resolution.board,
-            players=_replace(state.players, seat, player),
-            discard=(*state.discard, event.card),
-        )
-        if resolution.draws:
-            state = _draw_to_hand(state, seat, resolution.draws)
-        if resolution.drain is not None:
-            if resolution.drain == PROTO_ZERO:
-                state = attrs.evolve(state, ai_drained=state.ai_drained + 1)
-            else:
-                target = state.players[resolution.drain]
-                target = attrs.evolve(target, drain_next=target.drain_next + 1)
-                state = attrs.evolve(
-                    state, players=_replace(state.players, resolution.drain, target)
-                )
-        return _after_flips(state, seat, resolution.sources, resolution.cascade_limit)
-
-    def _evolve_checkpoint(self, state: State, event: Checkpoint) -> State:
-        players = tuple(
-            attrs.evolve(p, vp=p.vp + gain)
-            for p, gain in zip(state.players, event.gains, strict=True)
-        )
-        state = attrs.evolve(state, players=players, checkpoints=event.number)
-        if state.solo:
-            return state
-        owed = state.owed
-        state = attrs.evolve(state, draw=event.order, discard=(), owed=(), round_over=False)
-        for where, which in owed:
-            if not state.draw:
-                break
-            if where == "hand":
-                state = _draw_to_hand(state, which, 1)
-            elif state.market[which] == "":
-                state = _refill(state, which)
-        return attrs.evolve(state, owed=(), round_over=False)
+        """Apply one event through :data:`_APPLY` (its type's function): pure and total over
+        the events ``decide`` emits; any other event changes nothing."""
+        apply = _APPLY.get(type(event))
+        return state if apply is None else apply(state, event)
 
     # -- view -----------------------------------------------------------------------------------
 
     def view(self, state: State, viewer: Viewer) -> dict[str, Any]:
-        """What ``viewer`` sees (decisions 9): the board, locks, market, discards, Energy, VP
-        and drains of everyone; hands as counts; its own hand and objective. Objectives are
-        revealed once the game is over."""
-        locks = [
-            {"slot": slot_of(cell), "seat": seat}
-            for seat, p in enumerate(state.players)
-            for cell in p.locks
-        ]
-        over = state.phase == "over"
-        players = []
-        for seat, p in enumerate(state.players):
-            entry: dict[str, Any] = {
-                "seat": seat,
-                "colour": COLOURS[p.colour],
-                "team": team_of(state, seat),
-                "energy": p.energy,
-                "vp": p.vp,
-                "tiles": count(state.board, p.colour),
-                "hand": len(p.hand),
-                "locks": [slot_of(c) for c in p.locks],
-                "longest_chain": p.longest,
-                "drain_next": p.drain_next,
-                "objective_chosen": p.objective != "",
-            }
-            if over:
-                entry["objective"] = p.objective
-            players.append(entry)
-        data: dict[str, Any] = {
-            "mode": state.mode,
-            "teams": state.teams,
-            "obstacles": state.obstacles,
-            "rounds": state.rounds,
-            "seats": state.seats,
-            "board": [COLOURS[c] for c in state.board],
-            "locks": locks,
-            "players": players,
-            "phase": state.phase,
-            "turn": state.turn if state.phase != "objectives" else None,
-            "turns": state.turns,
-            "surcharge": state.surcharge,
-            "manual_flips_left": MANUAL_FLIPS_PER_TURN - state.manual_flips,
-            "market": [_card_view(c, state.overdrive) if c else None for c in state.market],
-            "discard": [_card_view(c, state.overdrive) for c in state.discard],
-            "draw_pile": len(state.draw),
-            "round_over": state.round_over,
-            "checkpoints": state.checkpoints,
-            "threshold": threshold(state) if state.overdrive else None,
-            "pending_cascade": None,
-        }
-        if state.pending is not None:
-            pending = state.pending
-            colour = state.players[pending.seat].colour
-            choices = cascade_choices(state.board, locked_cells(state), colour, pending.sources)
-            data["pending_cascade"] = {
-                "seat": pending.seat,
-                "from": [slot_of(c) for c in pending.sources],
-                "made": pending.made,
-                "limit": pending.limit,
-                "choices": [slot_of(c) for c in choices],
-            }
-        if state.overdrive:
-            deadline = self.deadline(state)
-            data["clock"] = {
-                "minutes": state.clock,
-                "started": state.clock_start,
-                "deadline": deadline,
-                "expired": state.clock_out,
-            }
-        if state.solo:
-            data["proto_zero"] = {
-                "colour": COLOURS[PINK],
-                "energy": state.ai_energy,
-                "drained": state.ai_drained,
-                "cards_left": len(state.ai_deck),
-                "played": [_ai_card_view(c) for c in state.ai_played],
-            }
-        if viewer is not None and 0 <= viewer < state.seats:
-            me = state.players[viewer]
-            data["you"] = {
-                "seat": viewer,
-                "colour": COLOURS[me.colour],
-                "hand": [_card_view(c, state.overdrive) for c in me.hand],
-                "objective": _objective_view(me.objective) if me.objective else None,
-                "offers": [_objective_view(o) for o in me.offers],
-            }
-        if over:
-            result = self.outcome(state)
-            assert result is not None
+        """See :func:`engine.neon_flip.views.view`; once the game is over it also holds the
+        outcome."""
+        data = views.view(state, viewer)
+        result = self.outcome(state)
+        if result is not None:
             data["outcome"] = outcome_to_wire(result)
         return data
 
@@ -1233,14 +903,7 @@ class NeonFlip:
 
     def deadline(self, state: State) -> float | None:
         """The Overdrive game clock's end, once the first turn has started (decisions 14)."""
-        if (
-            not state.overdrive
-            or state.phase == "over"
-            or state.clock_out
-            or state.clock_start is None
-        ):
-            return None
-        return state.clock_start + state.clock * 60.0
+        return clock_deadline(state)
 
     def tick(self, state: State, now: float, rng: random.Random) -> list[Event]:
         """The clock ran out: the game ends after the current turn (decisions 14)."""
@@ -1250,93 +913,9 @@ class NeonFlip:
         return [ClockExpired()]
 
     def outcome(self, state: State) -> Outcome | None:
-        """Final tally (decisions 13), ranks by sides with the tie-breakers of rulebook 2.6
-        (decisions 15); solo is won or lost against PROTO-ZERO (decisions 18)."""
-        if state.phase != "over":
-            return None
-        players = state.seats
-        if state.solo:
-            won = state.ended in ("wiped", "fifty")
-            return Outcome(
-                ranks=(1 if won else 2,),
-                scores=(float(state.players[0].vp),),
-                reason=state.ended,
-                details={
-                    "turns": state.turns,
-                    "mode": state.mode,
-                    "checkpoints": state.checkpoints,
-                    "winner": "human" if won else "proto_zero",
-                    "ai_cards_played": len(state.ai_played),
-                    "pink_left": count(state.board, PINK),
-                },
-            )
-        tallies: list[dict[str, Any]] = []
-        totals: list[int] = []
-        for seat, p in enumerate(state.players):
-            runs = circuits(state.board, p.colour) * CIRCUIT_POINTS
-            met = bool(p.objective) and objective_met(p.objective, state.board, p.colour, players)
-            points = OBJECTIVE_POINTS if met else 0
-            total = p.vp + runs + points + surplus(p.energy)
-            totals.append(total)
-            tallies.append(
-                {
-                    "seat": seat,
-                    "vp": p.vp,
-                    "circuits": runs,
-                    "objective": p.objective,
-                    "objective_met": met,
-                    "objective_points": points,
-                    "surplus": surplus(p.energy),
-                    "total": total,
-                }
-            )
-        details: dict[str, Any] = {
-            "turns": state.turns,
-            "mode": state.mode,
-            "checkpoints": state.checkpoints,
-            "tallies": tallies,
-        }
-        groups = sides(state)
-        keys = []
-        for side in groups:
-            keys.append(
-                (
-                    sum(totals[s] for s in side),
-                    sum(corners(state.board, state.players[s].colour) for s in side),
-                    sum(state.players[s].energy for s in side),
-                    max(state.players[s].longest for s in side),
-                )
-            )
-        side_rank = [1 + sum(1 for other in keys if other > key) for key in keys]
-        ranks = [0] * players
-        for index, side in enumerate(groups):
-            for seat in side:
-                ranks[seat] = side_rank[index]
-        tiebreak = _tiebreak(keys)
-        if state.teams:
-            details["team_scores"] = [key[0] for key in keys]
-        return Outcome(
-            ranks=tuple(ranks),
-            scores=tuple(float(total) for total in totals),
-            reason=state.ended,
-            tiebreak=tiebreak,
-            details=details,
-        )
-
-
-_TIEBREAKS = ("corners", "energy", "longest_chain")
-
-
-def _tiebreak(keys: Sequence[tuple[int, int, int, int]]) -> str | None:
-    """The tie-breaker that split equal scores, looking at the best-placed tie first."""
-    for score in sorted({key[0] for key in keys}, reverse=True):
-        tied = [key for key in keys if key[0] == score]
-        if len(tied) < 2:
-            continue
-        for index, name in enumerate(_TIEBREAKS, start=1):
-            if len({key[index] for key in tied}) > 1:
-                return name
-    return None
+        """See :func:`engine.neon_flip.scoring.outcome`: the final tally (decisions 13) with the
+        tie-breakers of rulebook 2.6 (decisions 15), or solo against PROTO-ZERO (decisions 18)."""
+        return scoring.outcome(state)
 
 
 def _reshuffled(state: State, rng: random.Random) -> tuple[str, ...]:
@@ -1344,20 +923,6 @@ def _reshuffled(state: State, rng: random.Random) -> tuple[str, ...]:
     discards = list(state.discard)
     rng.shuffle(discards)
     return (*state.draw, *discards)
-
-
-def _card_view(card: str, overdrive: bool) -> dict[str, Any]:
-    kind = kind_of(card)
-    return {"id": card, "kind": kind.key, "name": kind.name, "cost": card_cost(card, overdrive)}
-
-
-def _objective_view(key: str) -> dict[str, str]:
-    return {"id": key, "name": OBJECTIVE_NAMES[key]}
-
-
-def _ai_card_view(card: str) -> dict[str, Any]:
-    ai = AI_BY_ID[card]
-    return {"id": ai.id, "pattern": ai.pattern, "target": ai.target}
 
 
 class _Emitter:

@@ -1,4 +1,5 @@
-"""Scoring: tile counts, Continuous Circuits, the 12 Target Objectives and the final tally.
+"""Scoring: tile counts, Continuous Circuits, the 12 Target Objectives, the final tally and
+the outcome with its tie-breakers.
 
 Sources: rulebook 2.6 ("Final Scoring", "Tie-Breakers") and neon-flip.decisions 10, 13 and 15.
 Every check takes the board (a tuple of 36 colour indexes) and one colour.
@@ -7,30 +8,36 @@ Every check takes the board (a tuple of 36 colour indexes) and one colour.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
-from engine.neon_flip.grid import (
+from engine.core import Outcome
+from engine.neon_flip.board import (
     BLOCKS,
     CENTRE,
     COLUMNS,
     CORNERS,
     DIAGONALS,
     EDGES,
+    PINK,
     QUADRANTS,
     ROWS,
     WINDOWS,
     block_cells,
     runs,
 )
+from engine.neon_flip.state import State, sides
 
 __all__ = [
     "CIRCUIT_POINTS",
     "OBJECTIVES",
     "OBJECTIVE_NAMES",
     "OBJECTIVE_POINTS",
+    "Board",
     "circuits",
     "corners",
     "count",
     "objective_met",
+    "outcome",
     "surplus",
 ]
 
@@ -145,3 +152,96 @@ OBJECTIVE_NAMES: dict[str, str] = {key: name for key, (name, _) in OBJECTIVES.it
 def objective_met(key: str, board: Board, colour: int, players: int) -> bool:
     """Whether the objective ``key`` holds for ``colour`` with ``players`` in the game."""
     return OBJECTIVES[key][1](board, colour, players)
+
+
+# --- the final tally ---------------------------------------------------------------------------
+
+
+def outcome(state: State) -> Outcome | None:
+    """Final tally (decisions 13), ranks by sides with the tie-breakers of rulebook 2.6
+    (decisions 15); solo is won or lost against PROTO-ZERO (decisions 18)."""
+    if state.phase != "over":
+        return None
+    players = state.seats
+    if state.solo:
+        won = state.ended in ("wiped", "fifty")
+        return Outcome(
+            ranks=(1 if won else 2,),
+            scores=(float(state.players[0].vp),),
+            reason=state.ended,
+            details={
+                "turns": state.turns,
+                "mode": state.mode,
+                "checkpoints": state.checkpoints,
+                "winner": "human" if won else "proto_zero",
+                "ai_cards_played": len(state.ai_played),
+                "pink_left": count(state.board, PINK),
+            },
+        )
+    tallies: list[dict[str, Any]] = []
+    totals: list[int] = []
+    for seat, p in enumerate(state.players):
+        runs = circuits(state.board, p.colour) * CIRCUIT_POINTS
+        met = bool(p.objective) and objective_met(p.objective, state.board, p.colour, players)
+        points = OBJECTIVE_POINTS if met else 0
+        total = p.vp + runs + points + surplus(p.energy)
+        totals.append(total)
+        tallies.append(
+            {
+                "seat": seat,
+                "vp": p.vp,
+                "circuits": runs,
+                "objective": p.objective,
+                "objective_met": met,
+                "objective_points": points,
+                "surplus": surplus(p.energy),
+                "total": total,
+            }
+        )
+    details: dict[str, Any] = {
+        "turns": state.turns,
+        "mode": state.mode,
+        "checkpoints": state.checkpoints,
+        "tallies": tallies,
+    }
+    groups = sides(state)
+    keys = []
+    for side in groups:
+        keys.append(
+            (
+                sum(totals[s] for s in side),
+                sum(corners(state.board, state.players[s].colour) for s in side),
+                sum(state.players[s].energy for s in side),
+                max(state.players[s].longest for s in side),
+            )
+        )
+    side_rank = [1 + sum(1 for other in keys if other > key) for key in keys]
+    ranks = [0] * players
+    for index, side in enumerate(groups):
+        for seat in side:
+            ranks[seat] = side_rank[index]
+    tiebreak = _tiebreak(keys)
+    if state.teams:
+        details["team_scores"] = [key[0] for key in keys]
+    return Outcome(
+        ranks=tuple(ranks),
+        scores=tuple(float(total) for total in totals),
+        reason=state.ended,
+        tiebreak=tiebreak,
+        details=details,
+    )
+
+
+_TIEBREAKS = ("corners", "energy", "longest_chain")
+
+
+def _tiebreak(keys: Sequence[tuple[int, int, int, int]]) -> str | None:
+    """The tie-breaker that split equal scores, looking at the best-placed tie first."""
+    for score in sorted({key[0] for key in keys}, reverse=True):
+        tied = [key for key in keys if key[0] == score]
+        if len(tied) < 2:
+            continue
+        for index, name in enumerate(_TIEBREAKS, start=1):
+            if len({key[index] for key in tied}) > 1:
+                return name
+    return None

@@ -10,6 +10,7 @@ from __future__ import annotations
 __all__ = [
     "CORNERS",
     "DIRECTIONS",
+    "DIRECTION_NAMES",
     "HEXES",
     "INDEX",
     "NEIGHBOURS",

@@ -14,17 +14,15 @@ from __future__ import annotations
 import itertools
 import random
 from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 import attrs
 
-from engine.bots import random_bot
 from engine.core import (
-    Bot,
     BotFactory,
     Command,
     Event,
-    Game,
     OptionSpec,
     Outcome,
     Rejected,
@@ -32,178 +30,37 @@ from engine.core import (
     Viewer,
     outcome_to_wire,
 )
-from engine.neon_hex.board import HEXES, NEIGHBOURS, SIZE, corner_hex, corners_for
+from engine.neon_hex import views
+from engine.neon_hex.board import NEIGHBOURS, SIZE, corner_hex, corners_for
+from engine.neon_hex.messages import (
+    COMMANDS,
+    EVENTS,
+    EndTurn,
+    Expand,
+    Expanded,
+    GameEnded,
+    RiskRolled,
+    TurnEnded,
+    TurnStarted,
+)
+from engine.neon_hex.state import (
+    COLOURS,
+    NEUTRAL,
+    RISK_BONUS,
+    RISK_COST,
+    RISK_ODDS,
+    RISK_REFUND,
+    RISK_TARGET,
+    ROLES,
+    SAFE_COST,
+    START_ENERGY,
+    WIN_HEXES,
+    Faction,
+    State,
+    income,
+)
 
-__all__ = [
-    "COLOURS",
-    "GAME",
-    "RISK_COST",
-    "RISK_ODDS",
-    "RISK_TARGET",
-    "ROLES",
-    "SAFE_COST",
-    "START_ENERGY",
-    "WIN_HEXES",
-    "EndTurn",
-    "Expand",
-    "Expanded",
-    "GameEnded",
-    "NeonHex",
-    "RiskRolled",
-    "State",
-    "TurnEnded",
-    "TurnStarted",
-    "frontier",
-    "income",
-]
-
-#: Roles only identify a faction (rulebook "Roles, Factions, and Difficulty"; decisions 1).
-ROLES = ("builder", "technologist", "merchant", "diplomat", "explorer")
-#: Faction colours a seat may pick; ``auto`` gives seat k the k-th colour.
-COLOURS = ("cyan", "magenta", "lime", "amber", "violet", "red", "blue", "white")
-
-START_ENERGY = 3
-WIN_HEXES = 12
-SAFE_COST = 1
-RISK_COST = 2
-RISK_REFUND = 1
-RISK_TARGET = 9
-RISK_BONUS = 2
-#: Ways two dice reach 9 or more, out of 36 (rulebook "2d6 Risk Expansion").
-RISK_ODDS = (sum(1 for a in range(1, 7) for b in range(1, 7) if a + b >= RISK_TARGET), 36)
-
-NEUTRAL = -1
-
-
-# --- commands ----------------------------------------------------------------------------------
-
-
-@attrs.frozen
-class Expand(Command):
-    """Expand into neutral hex ``target`` (an id, see ``board.HEXES``) beside the faction's
-    territory (decisions 6). ``kind`` is ``"safe"`` or ``"risk"``; a Risk command may name up
-    to two ``bonus`` hexes (neutral, beside the target); ``source`` optionally names the owned
-    hex the expansion comes from."""
-
-    TYPE = "expand"
-    target: int
-    kind: str = "safe"
-    bonus: tuple[int, ...] = ()
-    source: int | None = None
-
-
-@attrs.frozen
-class EndTurn(Command):
-    """End the faction's turn; unspent Energy carries over (decisions 4, 5)."""
-
-    TYPE = "end_turn"
-
-
-# --- events ------------------------------------------------------------------------------------
-
-
-@attrs.frozen
-class TurnStarted(Event):
-    """``seat``'s turn ``turn`` (counted over all factions, from 1) began and it produced
-    ``income`` Energy (rulebook "Turn and Energy Rules"; decisions 4)."""
-
-    TYPE = "turn_started"
-    seat: int
-    turn: int
-    income: int
-
-
-@attrs.frozen
-class Expanded(Event):
-    """A Safe Expansion: ``seat`` paid ``cost`` Energy and claimed ``target``
-    (rulebook "Safe Expansion")."""
-
-    TYPE = "expanded"
-    seat: int
-    target: int
-    cost: int
-
-
-@attrs.frozen
-class RiskRolled(Event):
-    """A Risk Expansion: ``seat`` paid ``cost`` and rolled ``dice``; on a total of 9+ it claimed
-    ``claimed`` (the target first, then the bonus hexes) and got ``refund`` back
-    (rulebook "2d6 Risk Expansion"; decisions 6)."""
-
-    TYPE = "risk_rolled"
-    seat: int
-    target: int
-    dice: tuple[int, ...]
-    success: bool
-    claimed: tuple[int, ...]
-    cost: int
-    refund: int
-
-
-@attrs.frozen
-class TurnEnded(Event):
-    """``seat``'s turn ended: ``"ended"`` by its own command, ``"no_expansion"`` by the server
-    because no neutral hex borders its territory (decisions 5)."""
-
-    TYPE = "turn_ended"
-    seat: int
-    reason: str
-
-
-@attrs.frozen
-class GameEnded(Event):
-    """The game ended: ``"twelve_hexes"`` (a faction reached 12), ``"board_full"`` or
-    ``"stalled"`` (a full round of turns without a claim) (decisions 7)."""
-
-    TYPE = "game_ended"
-    reason: str
-
-
-# --- state -------------------------------------------------------------------------------------
-
-
-@attrs.frozen
-class Faction:
-    """One faction's identity and purse. Roles and colours never change a rule (decisions 1)."""
-
-    name: str
-    role: str
-    colour: str
-    corner: int
-    energy: int
-
-
-@attrs.frozen
-class State:
-    """The whole table. ``owners[hex]`` is a seat, or -1 for neutral.
-
-    ``current`` is the faction whose turn runs (its income for this turn already paid);
-    ``turn`` counts turns over all factions from 1; ``claimed`` says whether the current turn
-    has claimed a hex; ``quiet`` counts the finished turns in a row that claimed nothing.
-    ``last_roll`` is the latest Risk roll as ``(seat, target, die, die, success)``.
-    """
-
-    factions: tuple[Faction, ...]
-    owners: tuple[int, ...]
-    current: int = 0
-    turn: int = 1
-    claimed: bool = False
-    quiet: int = 0
-    last_roll: tuple[int, ...] | None = None
-    ended: str | None = None
-
-    @property
-    def players(self) -> int:
-        return len(self.factions)
-
-    def hexes(self, seat: int) -> int:
-        """How many hexes ``seat`` controls."""
-        return sum(1 for owner in self.owners if owner == seat)
-
-
-def income(hexes: int) -> int:
-    """Energy produced at the start of a turn: 1 plus 1 per 4 hexes (decisions 4)."""
-    return 1 + hexes // 4
+__all__ = ["GAME", "NeonHex", "bonus_candidates", "frontier", "risk_claim"]
 
 
 def frontier(owners: Sequence[int], seat: int) -> list[int]:
@@ -218,6 +75,20 @@ def frontier(owners: Sequence[int], seat: int) -> list[int]:
 def bonus_candidates(owners: Sequence[int], target: int) -> list[int]:
     """The neutral hexes beside ``target``, in direction order (decisions 2, 6)."""
     return [n for n in NEIGHBOURS[target] if owners[n] == NEUTRAL]
+
+
+def risk_claim(owners: Sequence[int], target: int, named: Sequence[int]) -> tuple[int, ...]:
+    """The hexes a successful Risk claims: the target, then the bonus hexes the command named
+    (neutral, beside the target), completed to two from :func:`bonus_candidates` in direction
+    order; fewer where fewer are neutral.
+    See neon-hex.decisions 6 (the Risk bonus) and the rulebook's "2d6 Risk Expansion"."""
+    bonus = list(named)
+    for h in bonus_candidates(owners, target):
+        if len(bonus) >= RISK_BONUS:
+            break
+        if h not in bonus:
+            bonus.append(h)
+    return (target, *bonus)
 
 
 def _with_owner(owners: tuple[int, ...], hexes: Sequence[int], seat: int) -> tuple[int, ...]:
@@ -236,25 +107,7 @@ def _with_energy(state: State, seat: int, delta: int) -> tuple[Faction, ...]:
 # --- the game ----------------------------------------------------------------------------------
 
 
-def _hard_bot(game: Game, seat: int, rng: random.Random) -> Bot:
-    """The Hard AI faction (``engine.neon_hex.ai``, imported when first seated)."""
-    from engine.neon_hex.ai import hard_bot
-
-    return hard_bot(game, seat, rng)
-
-
-def _medium_bot(game: Game, seat: int, rng: random.Random) -> Bot:
-    """The Medium AI faction (``engine.neon_hex.ai``, imported when first seated)."""
-    from engine.neon_hex.ai import medium_bot
-
-    return medium_bot(game, seat, rng)
-
-
-def _easy_bot(game: Game, seat: int, rng: random.Random) -> Bot:
-    """The Easy AI faction (``engine.neon_hex.ai``, imported when first seated)."""
-    from engine.neon_hex.ai import easy_bot
-
-    return easy_bot(game, seat, rng)
+# --- the game ----------------------------------------------------------------------------------
 
 
 class NeonHex:
@@ -262,8 +115,8 @@ class NeonHex:
 
     id = "neon_hex"
     name = "Neon Hex Strategy"
-    commands: tuple[type[Command], ...] = (Expand, EndTurn)
-    events: tuple[type[Event], ...] = (TurnStarted, Expanded, RiskRolled, TurnEnded, GameEnded)
+    commands: tuple[type[Command], ...] = COMMANDS
+    events: tuple[type[Event], ...] = EVENTS
     options: tuple[OptionSpec, ...] = ()
     seat_options: tuple[OptionSpec, ...] = (
         OptionSpec(
@@ -282,12 +135,8 @@ class NeonHex:
             choices=("auto", *COLOURS),
         ),
     )
-    bots: Mapping[str, BotFactory] = {
-        "random": random_bot,
-        "easy": _easy_bot,
-        "medium": _medium_bot,
-        "hard": _hard_bot,
-    }
+    #: The rules alone have no bots: the registry attaches ``engine.neon_hex.bots.BOTS``.
+    bots: Mapping[str, BotFactory] = MappingProxyType({})
     default_bot = "medium"
 
     def seat_counts(self, options: Mapping[str, Any]) -> range:
@@ -346,7 +195,8 @@ class NeonHex:
         return events
 
     def _expansion(self, state: State, seat: int, command: Expand, rng: random.Random) -> Event:
-        """Check an expansion against decisions 6 and roll its dice if it is a Risk."""
+        """Check an expansion against decisions 6 and roll its dice if it is a Risk: on 9+ it
+        claims :func:`risk_claim` and refunds ``RISK_REFUND``."""
         target = command.target
         if command.kind not in ("safe", "risk"):
             raise Rejected("bad_kind", "An expansion is 'safe' or 'risk' (decisions 6).")
@@ -396,12 +246,8 @@ class NeonHex:
         dice = (rng.randint(1, 6), rng.randint(1, 6))
         if sum(dice) < RISK_TARGET:
             return RiskRolled(seat, target, dice, False, (), cost, 0)
-        for h in candidates:
-            if len(bonus) >= RISK_BONUS:
-                break
-            if h not in bonus:
-                bonus.append(h)
-        return RiskRolled(seat, target, dice, True, (target, *bonus), cost, RISK_REFUND)
+        claimed = risk_claim(state.owners, target, bonus)
+        return RiskRolled(seat, target, dice, True, claimed, cost, RISK_REFUND)
 
     def _after_turn(self, state: State, events: list[Event]) -> list[Event]:
         """After a turn ends: the stall rule (decisions 7), then the next turn's start and
@@ -458,48 +304,13 @@ class NeonHex:
     # -- views and offers -----------------------------------------------------------------------
 
     def view(self, state: State, viewer: Viewer) -> dict[str, Any]:
-        """The whole table (nothing is hidden in Neon Hex), plus who is looking."""
-        counts = [state.hexes(seat) for seat in range(state.players)]
-        view: dict[str, Any] = {
-            "game": self.id,
-            "you": viewer,
-            "board": {"radius": 3, "hexes": [[q, r] for q, r in HEXES]},
-            "owners": [None if owner == NEUTRAL else owner for owner in state.owners],
-            "factions": [
-                {
-                    "seat": seat,
-                    "name": faction.name,
-                    "role": faction.role,
-                    "colour": faction.colour,
-                    "corner": faction.corner,
-                    "home": corner_hex(faction.corner),
-                    "energy": faction.energy,
-                    "hexes": counts[seat],
-                    "income": income(counts[seat]),
-                }
-                for seat, faction in enumerate(state.factions)
-            ],
-            "current": None if state.ended is not None else state.current,
-            "turn": state.turn,
-            "claimed_this_turn": state.claimed,
-            "quiet_turns": state.quiet,
-            "last_roll": None,
-            "win_hexes": WIN_HEXES,
-            "risk_odds": list(RISK_ODDS),
-        }
-        if state.last_roll is not None:
-            seat, target, first, second, success = state.last_roll
-            view["last_roll"] = {
-                "seat": seat,
-                "target": target,
-                "dice": [first, second],
-                "total": first + second,
-                "success": bool(success),
-            }
+        """See :func:`engine.neon_hex.views.view`; once the game is over it also holds the
+        outcome."""
+        out = views.view(state, viewer)
         outcome = self.outcome(state)
         if outcome is not None:
-            view["outcome"] = outcome_to_wire(outcome)
-        return view
+            out["outcome"] = outcome_to_wire(outcome)
+        return out
 
     def legal(self, state: State, seat: int) -> list[dict[str, Any]]:
         """Every expansion ``seat`` can pay for now, with its kind and (where the choice changes

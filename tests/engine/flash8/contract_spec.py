@@ -14,12 +14,10 @@ import attrs
 from hypothesis import strategies as st
 
 from engine.core import Command, Viewer
+from engine.flash8.board import FREE, NEIGHBOURS
 from engine.flash8.cards import CARDS, card_pattern
 from engine.flash8.messages import ClaimLine, Flash, Hint, Slide
-from engine.flash8.race import RaceState, side_of
-from engine.flash8.rules import State
-from engine.flash8.solo import SoloState
-from engine.flash8.tablet import FREE, NEIGHBOURS
+from engine.flash8.state import RaceState, SoloState, State, side_of
 from tests.contract.spec import ContractSpec
 
 

@@ -1,4 +1,4 @@
-"""Seeded Flash 8 games recorded as golden playthroughs (``scripts/golden_flash8.py``)."""
+"""Seeded Flash 8 games recorded as golden playthroughs (``scripts/golden.py flash8``)."""
 
 CASES = [
     ("race_two_bots", "f1a5b8f1a5b8f1a5b8f1a5b8f1a5b8f1", ["bot", "fast"], {}),

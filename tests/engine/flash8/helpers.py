@@ -8,10 +8,11 @@ from typing import Any
 import attrs
 
 from engine.core import Event, SeatSpec, validate_options, validate_seat_choices
-from engine.flash8.race import RaceState
-from engine.flash8.rules import GAME, State
-from engine.flash8.solo import SoloState
-from engine.flash8.tablet import BLANK, FULL_SET
+from engine.flash8.board import BLANK, FULL_SET
+from engine.flash8.state import RaceState, SoloState, State
+from engine.registry import get_game
+
+GAME = get_game("flash8")
 
 START = 3.0  # the default countdown: the race starts at room time 3.0
 

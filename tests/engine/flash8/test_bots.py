@@ -7,9 +7,11 @@ import itertools
 from engine.core import SeatSpec
 from engine.flash8.bots import HUMAN_PACE, SolverBot
 from engine.flash8.messages import CardTaken, ClaimMissed, LineClaimed, Slid
-from engine.flash8.rules import GAME
 from engine.match import Match, make_bots, play_out
+from engine.registry import get_game
 from tests.engine.flash8.helpers import START, race
+
+GAME = get_game("flash8")
 
 
 def _play(kinds: list[str], seed: bytes, **options: object) -> Match:

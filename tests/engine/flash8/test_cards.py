@@ -8,9 +8,9 @@ from collections import Counter
 from importlib import resources
 from pathlib import Path
 
+from engine.flash8.board import BLANK, COLOURS, FULL_SET, HANDICAP_SET, LIMITS, to_seat
 from engine.flash8.cards import CARDS, SHAPES, card_pattern
 from engine.flash8.solver import UNREACHABLE, Space, table
-from engine.flash8.tablet import BLANK, COLOURS, FULL_SET, HANDICAP_SET, LIMITS, to_seat
 
 ROOT = Path(__file__).resolve().parents[3]
 

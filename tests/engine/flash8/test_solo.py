@@ -21,10 +21,13 @@ from engine.flash8.messages import (
     Slide,
     Started,
 )
-from engine.flash8.rules import GAME
-from engine.flash8.solo import LINES, SoloState, dead_end, line_pattern, possible, rank_name
+from engine.flash8.solo import dead_end, line_pattern, possible, rank_name
 from engine.flash8.solver import distance
+from engine.flash8.state import SoloState
+from engine.registry import get_game
 from tests.engine.flash8.helpers import START, act, apply, complete, new_state, solo_game
+
+GAME = get_game("flash8")
 
 
 def _refused(state: SoloState, command: object, now: float) -> str:
@@ -281,17 +284,3 @@ def test_hint_points_at_the_nearest_claimable_line() -> None:
         if possible(colours, line)
     )
     assert hint.slides == best
-
-
-def test_view_shows_the_grid_and_the_reserve_top_only() -> None:
-    # decisions 12: the reserve is face down but for its top card
-    state = solo_game(seed=3)
-    view = GAME.view(state, 0)
-    assert [cell["card"] for cell in view["grid"]] == [CARDS[c].id for c in state.grid]
-    assert view["reserve"]["size"] == 43
-    assert view["reserve"]["top"]["card"] == CARDS[state.reserve[0]].id
-    text = repr(view)
-    for card in state.reserve[1:]:
-        assert CARDS[card].id not in text
-    assert view["score"] == 43 and view["rank"] == "GLUON"
-    assert [line["cells"] for line in view["lines"]] == [list(cells) for cells in LINES]

@@ -5,9 +5,9 @@ from __future__ import annotations
 import random
 from collections import deque
 
+from engine.flash8.board import FULL_SET, HANDICAP_SET, matches, random_tablet, remove_blue, slides
 from engine.flash8.cards import CARDS, card_pattern
 from engine.flash8.solver import UNREACHABLE, distance, next_slide, space_for
-from engine.flash8.tablet import FULL_SET, HANDICAP_SET, matches, random_tablet, remove_blue, slides
 
 
 def _slide(tablet: str, src: int, dst: int) -> str:

@@ -8,8 +8,9 @@ import attrs
 from hypothesis import strategies as st
 
 from engine.core import Command, Viewer
-from engine.flip_over_frog.rules import DiscardSnake, PlayTile, State
-from engine.flip_over_frog.tiles import COLOURS, TILES, is_snake
+from engine.flip_over_frog.board import COLOURS, TILES, is_snake
+from engine.flip_over_frog.messages import DiscardSnake, PlayTile
+from engine.flip_over_frog.state import State
 from tests.contract.spec import ContractSpec
 
 

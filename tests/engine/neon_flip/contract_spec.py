@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from engine.core import Command, Viewer
 from engine.neon_flip.cards import DECK
-from engine.neon_flip.rules import (
+from engine.neon_flip.messages import (
     BuyCard,
     Cascade,
     ChooseObjective,
@@ -18,11 +18,10 @@ from engine.neon_flip.rules import (
     Lock,
     ManualFlip,
     PlayCard,
-    State,
     StopCascade,
-    locked_cells,
 )
 from engine.neon_flip.scoring import OBJECTIVES
+from engine.neon_flip.state import State, locked_cells
 from tests.contract.spec import ContractSpec
 
 ROOMS: list[tuple[dict[str, object], int]] = [

@@ -1,4 +1,4 @@
-"""Seeded Neon Flip games recorded as golden playthroughs (``scripts/golden_neon_flip.py``).
+"""Seeded Neon Flip games recorded as golden playthroughs (``scripts/golden.py neon_flip``).
 
 Short games (one round) keep the files small; every step records its command, its events and a
 digest of every viewer's view.

@@ -9,7 +9,10 @@ from typing import Any
 import attrs
 
 from engine.core import Command, Event, SeatSpec, validate_options
-from engine.neon_flip.rules import GAME, State
+from engine.neon_flip.state import State
+from engine.registry import get_game
+
+GAME = get_game("neon_flip")
 
 LETTERS = {"C": 0, "P": 1, "G": 2, "Y": 3}
 

@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import random
-from collections import Counter
 
 import attrs
 import pytest
 
-from engine.core import Rejected
-from engine.neon_flip.cards import CARDS, DECK, card_cost, kind_of
-from engine.neon_flip.grid import CORNERS, PATTERNS, cell_of, loop_cells, slot_of
-from engine.neon_flip.rules import (
-    GAME,
+from engine.core import Rejected, expand_legal
+from engine.neon_flip.board import cell_of, slot_of
+from engine.neon_flip.cards import DECK, kind_of
+from engine.neon_flip.messages import (
     AiCardPlayed,
     AiOvercharged,
     BuyCard,
@@ -30,13 +28,16 @@ from engine.neon_flip.rules import (
     StopCascade,
     TurnStarted,
 )
-from engine.neon_flip.scoring import OBJECTIVES, circuits, objective_met
+from engine.registry import get_game
 from tests.engine.neon_flip.helpers import ALL_CYAN, ALL_PINK, grid, run, start, table
+
+GAME = get_game("neon_flip")
+
 
 C, P, G, Y = 0, 1, 2, 3
 
 
-# --- the grid and setup ---------------------------------------------------------------------
+# --- setup ---------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -70,12 +71,6 @@ def test_setup_deals_hands_market_energy_objectives() -> None:
     assert start(2, mode="overdrive").players[0].energy == 6  # rulebook 2.5.2
 
 
-def test_slots_and_corners() -> None:
-    # decisions 3: slots 1-36 row by row; corners 1, 6, 31, 36
-    assert [slot_of(c) for c in CORNERS] == [1, 6, 31, 36]
-    assert cell_of(8) == 7
-
-
 def test_seat_counts_follow_options() -> None:
     # decisions 2: teams need 4 seats, obstacles 2, solo 1
     assert list(GAME.seat_counts({"mode": "classic"})) == [2, 3, 4]
@@ -98,55 +93,7 @@ def test_objectives_are_chosen_before_the_first_turn() -> None:
     assert isinstance(events[-1], TurnStarted) and state.phase == "main"
 
 
-# --- the deck --------------------------------------------------------------------------------
-
-
-def test_deck_matches_the_card_table() -> None:
-    # decisions, "The Protocol deck": counts and costs line by line
-    table_ = {
-        "single_flip": (4, 1),
-        "cross_flip": (4, 1),
-        "diagonal_x": (4, 1),
-        "linear_sweep": (4, 2),
-        "perimeter_ring": (4, 2),
-        "node_swap": (6, 2),
-        "node_shift": (6, 1),
-        "cascade_surge": (4, 1),
-        "power_surge": (4, 0),
-        "overclock": (2, 1),
-        "system_drain": (2, 2),
-        "grid_overcharge": (3, 4),
-        "overcharge_loop": (2, 3),
-        "chain_reactor": (2, 4),
-        "mainframe_hijack": (1, 5),
-    }
-    assert Counter(kind_of(c).key for c in DECK) == {k: n for k, (n, _) in table_.items()}
-    assert {k: CARDS[k].cost for k in table_} == {k: c for k, (_, c) in table_.items()}
-    assert len(DECK) == 52
-
-
-def test_overdrive_costs_one_less_never_below_zero() -> None:
-    # rulebook 2.5.2, decisions: every card 1 less, never below 0
-    assert card_cost("grid_overcharge.1", True) == 3
-    assert card_cost("power_surge.1", True) == 0
-    assert card_cost("single_flip.1", True) == 0
-
-
-# --- patterns --------------------------------------------------------------------------------
-
-
-def test_patterns_cut_off_at_the_edge() -> None:
-    # rulebook 2.2 patterns, 2.7 "Grid Boundaries"
-    assert sorted(slot_of(c) for c in PATTERNS["cross"][cell_of(1)]) == [1, 2, 7]
-    assert sorted(slot_of(c) for c in PATTERNS["diagonal"][cell_of(1)]) == [1, 8]
-    assert sorted(slot_of(c) for c in PATTERNS["ring"][cell_of(36)]) == [29, 30, 35]
-    assert sorted(slot_of(c) for c in PATTERNS["ring"][cell_of(8)]) == [1, 2, 3, 7, 9, 13, 14, 15]
-    assert cell_of(8) not in PATTERNS["ring"][cell_of(8)]
-
-
-def test_overcharge_loop_wraps() -> None:
-    # decisions card table: Overcharge Loop wraps around the grid's edges
-    assert sorted(slot_of(c) for c in loop_cells(cell_of(1))) == [1, 2, 6, 7, 8, 12, 31, 32, 36]
+# --- card plays ------------------------------------------------------------------------------
 
 
 def test_cross_flip_flips_and_pays() -> None:
@@ -457,47 +404,6 @@ def test_fifty_vp_ends_the_game_at_a_checkpoint() -> None:
     assert events[-1] == GameEnded("fifty")
 
 
-def test_tie_breakers_and_shared_victory() -> None:
-    # rulebook 2.6 tie-breakers, decisions 15
-    board = grid("CPCPCP PCPCPC CPCPCP PCPCPC CPCPCP PCPCPC")
-    state = table(board=board, energy=[0, 0])
-    state = attrs.evolve(
-        state,
-        phase="over",
-        ended="rounds",
-        players=tuple(attrs.evolve(p, objective="full_row") for p in state.players),
-    )
-    outcome = GAME.outcome(state)
-    assert outcome is not None
-    # Cyan holds corners 1 and 36 only... both hold two corners: corners tie, energy ties.
-    assert outcome.ranks == (1, 1) and outcome.tiebreak is None
-    longer = attrs.evolve(
-        state, players=(attrs.evolve(state.players[0], longest=2), state.players[1])
-    )
-    outcome = GAME.outcome(longer)
-    assert outcome is not None and outcome.ranks == (1, 2)
-    assert outcome.tiebreak == "longest_chain"
-    richer = attrs.evolve(
-        state, players=(state.players[0], attrs.evolve(state.players[1], energy=2))
-    )
-    outcome = GAME.outcome(richer)
-    assert outcome is not None and outcome.ranks == (2, 1) and outcome.tiebreak == "energy"
-
-
-def test_team_scores_are_sums() -> None:
-    # decisions 2: a team's score is the sum of its players'
-    state = table(4, teams=True, energy=[0, 0, 0, 0])
-    players = tuple(
-        attrs.evolve(p, vp=v) for p, v in zip(state.players, (10, 1, 10, 30), strict=True)
-    )
-    state = attrs.evolve(state, players=players, phase="over", ended="rounds")
-    outcome = GAME.outcome(state)
-    assert outcome is not None
-    team = outcome.details["team_scores"]
-    assert outcome.ranks[0] == outcome.ranks[2] and outcome.ranks[1] == outcome.ranks[3]
-    assert (outcome.ranks[0] == 1) == (team[0] > team[1])
-
-
 # --- Neon Overdrive ------------------------------------------------------------------------
 
 
@@ -513,16 +419,6 @@ def test_overdrive_instant_win_after_the_whole_action() -> None:
     state, events = run(state, 0, StopCascade())
     assert isinstance(events[-2], DominanceCounted) and events[-1] == GameEnded("overdrive")
     assert state.players[0].vp == 24
-
-
-def test_overdrive_thresholds() -> None:
-    # decisions 14: 24 of 36; 16 with obstacles; 12 with 3 or 4; 24 for a team
-    from engine.neon_flip.rules import threshold
-
-    assert threshold(start(2, mode="overdrive")) == 24
-    assert threshold(start(2, mode="overdrive", obstacles=True)) == 16
-    assert threshold(start(3, mode="overdrive")) == 12
-    assert threshold(start(4, mode="overdrive", teams=True)) == 24
 
 
 def test_overdrive_clock_ends_the_game_after_the_turn() -> None:
@@ -541,24 +437,6 @@ def test_overdrive_clock_ends_the_game_after_the_turn() -> None:
 
 
 # --- Cyber-Solitaire -------------------------------------------------------------------------
-
-
-def test_ai_deck_is_the_committed_data() -> None:
-    # decisions 16: 6 Cross, 5 Diagonal, 4 row and 4 column sweeps, 5 Rings; rows/columns hit
-    import importlib.util
-    from pathlib import Path
-
-    from engine.neon_flip.proto_zero import AI_CARDS
-
-    counts = Counter(card.pattern for card in AI_CARDS)
-    assert counts == {"cross": 6, "diagonal": 5, "row": 4, "column": 4, "ring": 5}
-    path = Path(__file__).resolve().parents[3] / "scripts" / "neon_flip_ai_deck.py"
-    spec = importlib.util.spec_from_file_location("neon_flip_ai_deck", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    committed = (Path(__file__).resolve().parents[3] / "engine/neon_flip/ai_deck.json").read_text()
-    assert module.render(module.generate()) == committed
 
 
 def test_proto_zero_sets_tiles_to_pink_and_overcharges() -> None:
@@ -607,51 +485,7 @@ def test_solo_win_by_wiping_pink() -> None:
     assert outcome is not None and outcome.ranks == (1,)
 
 
-# --- objectives and circuits --------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("key", "board", "players", "met"),
-    [
-        ("corner_control", "CPPPPC PPPPPP PPPPPP PPPPPP PPPPPP CPPPPC", 2, True),
-        ("corner_control", "CPPPPC PPPPPP PPPPPP PPPPPP PPPPPP CPPPPP", 2, False),
-        ("diagonal_link", "PPPPPP PPPPCP PPPCPP PPCPPP PCPPPP PPPPPP", 2, True),
-        ("diagonal_link", "PPPPPP PPPPPP PPPCPP PPCPPP PCPPPP PPPPPP", 2, False),
-        ("core_access", "PPPPPP PPPPPP PPCCPP PPCCPP PPPPPP PPPPPP", 2, True),
-        ("full_row", "PPPPPP PPPPPP CCCCCC PPPPPP PPPPPP PPPPPP", 2, True),
-        ("full_column", "PCPPPP PCPPPP PCPPPP PCPPPP PCPPPP PCPPPP", 2, True),
-        ("full_column", "PCPPPP PCPPPP PCPPPP PCPPPP PCPPPP PPPPPP", 2, False),
-        ("perimeter_hold", "CCCCCC CPPPPC CPPPPC CPPPPP CPPPPP PPPPPP", 2, True),
-        ("perimeter_hold", "CCCCCC CPPPPC CPPPPC CPPPPP PPPPPP PPPPPP", 2, False),
-        ("twin_circuits", "CCCCPP PPPPPP PPCCCC PPPPPP PPPPPP PPPPPP", 2, True),
-        ("twin_circuits", "CCCCCC PPPPPP PPPPPP PPPPPP PPPPPP PPPPPP", 2, False),
-        ("sector_lord", "PPPPPP PCCCPP PCCCPP PCCCPP PPPPPP PPPPPP", 2, True),
-        ("spread_network", "CCCPPP CCCPPP CCCPPP CCCPPP CCCPPP CCCPPP", 2, True),
-        ("spread_network", "CCPPPP CCPPPP CCPPPP CCPPPP CCPPPP CCPPPP", 2, False),
-        ("spread_network", "CCPPPP CCPPPP CCPPPP CCPPPP CCPPPP CCPPPP", 3, True),
-        ("pillar_network", "CCCCCC CCCCCC CCCCCC PPPPPP PPPPPP PPPPPP", 2, True),
-        ("quadrant_sweep", "CCPCCP CCPCCP PPPPPP CCPCCP CCPCCP PPPPPP", 2, False),
-        ("quadrant_sweep", "CCCCCC CCPCCP PPPPPP CCPCCP CCPCCP CCPCCP", 2, True),
-        ("anchor_pair", "PPPPPP PPPPPP PPPPPP PPPPPP PPPPPP CPCCPC", 2, True),
-        ("anchor_pair", "CPPPPP PPPPPP CPPPPP CPPPPP PPPPPP CPPPPP", 2, True),
-    ],
-)
-def test_objectives(key: str, board: str, players: int, met: bool) -> None:
-    # decisions 10: the 12 Target Objectives, counted in the player's colour
-    assert objective_met(key, grid(board), C, players) is met
-
-
-def test_twelve_objectives() -> None:
-    # decisions 10: a separate deck of 12
-    assert len(OBJECTIVES) == 12
-
-
-def test_circuits_count_maximal_runs() -> None:
-    # decisions 13: 3 per maximal straight run of 4+ along a row or column
-    board = grid("CCCCCC PPPPPP CCCCPC PPPPPP PPPPPP PPPPPP")
-    assert circuits(board, C) == 2
-    # Pink: rows 2, 4, 5 and 6, and column 5 (rows 2-6); other columns hold 3 at most.
-    assert circuits(board, P) == 5
+# --- more rules ----------------------------------------------------------------------------
 
 
 def test_green_cascades_into_the_neutral_yellow_face() -> None:
@@ -694,3 +528,60 @@ def test_every_seat_chooses_its_objective_at_once() -> None:
     with pytest.raises(Rejected) as refused:
         run(state, 2, ChooseObjective(state.players[2].objective))
     assert refused.value.code == "already_chosen"
+
+
+def test_legal_previews_are_the_tiles_that_change() -> None:
+    # decisions, card table: each entry carries what each target would flip
+    hands = [["cross_flip.1", "node_swap.1", "linear_sweep.1"], []]
+    state = table(board=ALL_PINK, hands=hands, energy=10)
+    state, _ = run(state, 0, PlayCard("cross_flip.1", slot=36))
+    state, _ = run(state, 0, StopCascade())
+    fields = {field.name for field in attrs.fields(PlayCard)}
+    checked = 0
+    for entry in GAME.legal(state, 0):
+        if entry["type"] != "play_card" or "choose" not in entry:
+            continue
+        ((field, values),) = entry["choose"].items()
+        fixed = {k: v for k, v in entry.items() if k in fields}
+        for value, preview in zip(values, entry["preview"], strict=True):
+            command = PlayCard(**{**fixed, field: value})
+            events = GAME.decide(state, 0, command, 0.0, random.Random(0))
+            after = GAME.evolve(state, events[0])
+            changed = [
+                s for s in range(1, 37) if after.board[cell_of(s)] != state.board[cell_of(s)]
+            ]
+            assert changed == sorted(preview), (command, preview)
+            checked += 1
+    assert checked > 100
+
+
+def test_every_offered_card_play_is_accepted() -> None:
+    # decisions, "The Protocol deck": legal() lists exactly playable targets
+    kinds = ("node_shift", "cascade_surge", "mainframe_hijack", "overcharge_loop", "diagonal_x")
+    hands = [[f"{k}.1" for k in kinds], []]
+    state = table(hands=hands, energy=10)
+    offered = expand_legal(GAME, GAME.legal(state, 0))
+    played = {kind_of(c.card).key for c in offered if isinstance(c, PlayCard)}
+    assert played == set(kinds)
+    for command in offered:
+        GAME.decide(state, 0, command, 0.0, random.Random(0))
+
+
+def test_obstacle_tiles_count_for_no_one() -> None:
+    # decisions 2: with obstacles, B tiles flip but belong to no one
+    state = table(2, obstacles=True)
+    b_tiles = sum(1 for c in state.board if c >= 2)
+    assert b_tiles == 12
+    spectator = GAME.view(state, None)
+    assert sum(p["tiles"] for p in spectator["players"]) == 36 - b_tiles
+
+
+def test_a_refused_play_pays_nothing() -> None:
+    # decisions: a play that changes nothing is refused and nothing is paid
+    state = table(hands=[["node_swap.1"], []])
+    try:
+        run(state, 0, PlayCard("node_swap.1", slot=1, other=1))
+    except Rejected as refused:
+        assert refused.code == "changes_nothing"
+    else:
+        raise AssertionError("swapping a tile with itself was accepted")

@@ -9,7 +9,9 @@ from hypothesis import strategies as st
 
 from engine.core import Command, Viewer
 from engine.neon_hex.board import NEIGHBOURS, SIZE
-from engine.neon_hex.rules import EndTurn, Expand, State, bonus_candidates, frontier
+from engine.neon_hex.messages import EndTurn, Expand
+from engine.neon_hex.rules import bonus_candidates, frontier
+from engine.neon_hex.state import State
 from tests.contract.spec import ContractSpec
 
 

@@ -1,4 +1,4 @@
-"""Seeded Neon Hex games recorded as golden playthroughs (``scripts/golden_neon_hex.py``)."""
+"""Seeded Neon Hex games recorded as golden playthroughs (``scripts/golden.py neon_hex``)."""
 
 CASES = [
     ("hard_vs_medium", "4e656f6e4865780000000000000000aa", ["hard", "medium"], {}),

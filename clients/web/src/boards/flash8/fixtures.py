@@ -26,11 +26,11 @@ if str(ROOT) not in sys.path:
 
 from clients.web.scripts.board_fixtures import fixture, write_fixtures  # noqa: E402
 from engine.core import SeatSpec, validate_options, validate_seat_choices  # noqa: E402
+from engine.flash8.board import matches  # noqa: E402
 from engine.flash8.cards import CARDS  # noqa: E402
 from engine.flash8.messages import ClaimLine, Flash, Hint, Slide  # noqa: E402
 from engine.flash8.solo import LINES, line_pattern  # noqa: E402
 from engine.flash8.solver import distance, next_slide  # noqa: E402
-from engine.flash8.tablet import matches  # noqa: E402
 from engine.registry import get_game  # noqa: E402
 
 GAME = get_game("flash8")

@@ -28,7 +28,7 @@ if str(ROOT) not in sys.path:
 from clients.web.scripts.board_fixtures import fixture, write_fixtures  # noqa: E402
 from engine.core import SeatSpec, chance  # noqa: E402
 from engine.match import Match, make_bots, play_out  # noqa: E402
-from engine.neon_hex.rules import EndTurn, Expand  # noqa: E402
+from engine.neon_hex.messages import EndTurn, Expand  # noqa: E402
 from engine.registry import get_game  # noqa: E402
 
 GAME = get_game("neon_hex")

@@ -58,7 +58,8 @@ NEIGHBOURS: tuple[tuple[int, ...], ...] = tuple(_neighbours(cell) for cell in ra
 
 def seat_cell(seat: int, cell: int) -> int:
     """Where the card (table-frame) cell ``cell`` must appear on the tablet of ``seat``:
-    south (r, c); west (2 - c, r); north (2 - r, 2 - c); east (c, 2 - r) (decisions 5)."""
+    south (r, c); west (2 - c, r); north (2 - r, 2 - c); east (c, 2 - r).
+    See flash8.decisions 5 ("Seats and orientation")."""
     r, c = divmod(cell, 3)
     side = seat % 4
     if side == 0:

@@ -9,7 +9,8 @@ import pytest
 
 from engine.core import SeatSpec, expand_legal, to_wire
 from engine.match import Match, make_bots, play_out
-from engine.neon_hex.ai import (
+from engine.neon_hex.board import INDEX, NEIGHBOURS, SIZE
+from engine.neon_hex.bots import (
     HardBot,
     MediumBot,
     RaceModel,
@@ -17,10 +18,12 @@ from engine.neon_hex.ai import (
     projected_territory,
     race_model,
 )
-from engine.neon_hex.board import INDEX, NEIGHBOURS, SIZE
-from engine.neon_hex.rules import GAME, Expand
+from engine.neon_hex.messages import Expand
+from engine.registry import get_game
 from engine.selfplay import play_game
 from tests.engine.neon_hex.test_rules import table
+
+GAME = get_game("neon_hex")
 
 
 def hx(q: int, r: int) -> int:

@@ -6,8 +6,7 @@ import random
 
 import pytest
 
-from engine.flash8.race import side_of
-from engine.flash8.tablet import (
+from engine.flash8.board import (
     FULL_SET,
     HANDICAP_SET,
     matches,
@@ -17,6 +16,7 @@ from engine.flash8.tablet import (
     slides,
     to_seat,
 )
+from engine.flash8.state import side_of
 
 
 @pytest.mark.parametrize("side", range(4))

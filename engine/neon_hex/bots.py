@@ -1,4 +1,5 @@
-"""Neon Hex AI factions: Easy, Medium and Hard (neon-hex.decisions 8).
+"""Neon Hex bots: the shared random player and the AI factions Easy, Medium and Hard
+(neon-hex.decisions 8), in :data:`BOTS`.
 
 Every level reads only its own seat's view (which, in Neon Hex, shows the whole table), rebuilds
 a :class:`Position` from it and answers with one of the commands its seat is offered, so it
@@ -28,21 +29,29 @@ from typing import Any
 
 import attrs
 
-from engine.core import Action, Bot, Command, Game
+from engine.bots import random_bot
+from engine.core import Action, Bot, BotFactory, Command, Game
 from engine.neon_hex.board import NEIGHBOURS, SIZE
-from engine.neon_hex.rules import (
+from engine.neon_hex.messages import EndTurn, Expand
+from engine.neon_hex.rules import bonus_candidates, frontier, risk_claim
+from engine.neon_hex.state import (
+    NEUTRAL,
     RISK_BONUS,
     RISK_COST,
     RISK_ODDS,
+    RISK_REFUND,
     SAFE_COST,
     START_ENERGY,
     WIN_HEXES,
-    EndTurn,
-    Expand,
     income,
 )
 
 __all__ = [
+    "BOTS",
+    "HORIZON",
+    "P_RISK",
+    "RATES",
+    "Choice",
     "EasyBot",
     "HardBot",
     "MediumBot",
@@ -56,7 +65,6 @@ __all__ = [
     "race_model",
 ]
 
-NEUTRAL = -1
 P_RISK = RISK_ODDS[0] / RISK_ODDS[1]
 
 
@@ -79,17 +87,14 @@ class Position:
         return sum(1 for owner in self.owners if owner == seat)
 
     def frontier(self, seat: int) -> list[int]:
-        """Neutral hexes beside ``seat``'s territory (its possible targets)."""
-        owners = self.owners
-        return [
-            h
-            for h in range(SIZE)
-            if owners[h] == NEUTRAL and any(owners[n] == seat for n in NEIGHBOURS[h])
-        ]
+        """Neutral hexes beside ``seat``'s territory (its possible targets): the rules'
+        :func:`engine.neon_hex.rules.frontier`."""
+        return frontier(self.owners, seat)
 
     def open_neighbours(self, target: int) -> list[int]:
-        """Neutral hexes beside ``target``, in direction order (the Risk bonus candidates)."""
-        return [n for n in NEIGHBOURS[target] if self.owners[n] == NEUTRAL]
+        """Neutral hexes beside ``target``, in direction order (the Risk bonus candidates): the
+        rules' :func:`engine.neon_hex.rules.bonus_candidates`."""
+        return bonus_candidates(self.owners, target)
 
 
 def position_from_view(view: Mapping[str, Any]) -> Position:
@@ -144,7 +149,13 @@ class RaceModel:
         branches: list[tuple[float, int, int]] = []
         risk = self.rate if energy >= RISK_COST else 0.0
         if risk > 0:
-            branches.append((risk * P_RISK, min(WIN_HEXES, hexes + 1 + RISK_BONUS), energy - 1))
+            branches.append(
+                (
+                    risk * P_RISK,
+                    min(WIN_HEXES, hexes + 1 + RISK_BONUS),
+                    energy - RISK_COST + RISK_REFUND,
+                )
+            )
             branches.append((risk * (1 - P_RISK), hexes, energy - RISK_COST))
         branches.append((1.0 - risk, hexes + 1, energy - SAFE_COST))
         for weight, h, e in branches:
@@ -182,7 +193,7 @@ class RaceModel:
         if ea >= SAFE_COST:
             out["safe"] = self.value(a + 1, ea - SAFE_COST, b, eb, rounds)
         if ea >= RISK_COST:
-            success = self.value(a + 1 + bonus, ea - RISK_COST + 1, b, eb, rounds)
+            success = self.value(a + 1 + bonus, ea - RISK_COST + RISK_REFUND, b, eb, rounds)
             failure = self.value(a, ea - RISK_COST, b, eb, rounds)
             out["risk"] = P_RISK * success + (1 - P_RISK) * failure
         return out
@@ -478,10 +489,9 @@ class HardBot(_Faction):
             return (None, (), 1 + RISK_BONUS)
         best: tuple[int, float, int, tuple[int, ...]] | None = None
         for target in targets:
-            candidates = position.open_neighbours(target)
-            gain = 1 + min(RISK_BONUS, len(candidates))
             bonus = self.bonus_for(position, target, lambda h: len(position.open_neighbours(h)))
-            claimed = (target, *(bonus or candidates[:RISK_BONUS]))
+            claimed = risk_claim(position.owners, target, bonus)
+            gain = len(claimed)
             score = self._score_claim(position, claimed)
             if best is None or (gain, score) > (best[0], best[1]):
                 best = (gain, score, target, bonus)
@@ -502,3 +512,12 @@ def medium_bot(game: Game, seat: int, rng: random.Random) -> Bot:
 def hard_bot(game: Game, seat: int, rng: random.Random) -> Bot:
     """Hard: exact race odds for Safe/Risk/end, projected territory for hexes."""
     return HardBot(seat, rng)
+
+
+#: Every bot kind Neon Hex offers (decisions 8), by the name a seat asks for.
+BOTS: dict[str, BotFactory] = {
+    "random": random_bot,
+    "easy": easy_bot,
+    "medium": medium_bot,
+    "hard": hard_bot,
+}
