@@ -21,7 +21,7 @@ from engine.core import Action, Bot, Game, expand_legal, to_wire
 from engine.registry import get_game
 from protocol.messages import CommandRejected, RoomSummary
 
-__all__ = ["CannotPlay", "play_over_network"]
+__all__ = ["CannotPlay", "play_over_network", "run"]
 
 
 class CannotPlay(Exception):
