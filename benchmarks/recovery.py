@@ -97,7 +97,7 @@ async def main_async(rooms: int, moves: int) -> None:
         store = EventStore(settings.database)
         hub = Hub(settings, store, Metrics())
         started = time.perf_counter()
-        rebuilt = hub.recover()
+        rebuilt = await hub.recover()
         elapsed = time.perf_counter() - started
         print(
             f"recovery rooms={rebuilt} records={records} seconds={elapsed:.3f} "

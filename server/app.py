@@ -85,7 +85,8 @@ class LuminServer:
             raise StartupError(f"cannot listen on {where}: {reason}") from None
         started = time.perf_counter()
         catalog()  # imports every game's rules now, not while the first visitor waits
-        self.recovered = self.hub.recover()
+        await self.store.open()
+        self.recovered = await self.hub.recover()
         log.info("recovered", rooms=self.recovered, seconds=round(time.perf_counter() - started, 3))
         self.server = await self._listen(listening)
         self._housekeeping = asyncio.create_task(self.hub.housekeeping())
@@ -146,7 +147,7 @@ class LuminServer:
                 await asyncio.wait_for(asyncio.gather(*closing, return_exceptions=True), 5.0)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.server.wait_closed(), timeout=5.0)
-        self.store.close()
+        await self.store.aclose()
         self.lock.release()
 
 

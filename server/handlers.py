@@ -149,7 +149,7 @@ def failed(session: Session, ref: int | None) -> None:
 
 
 async def on_hello(session: Session, hello: Hello) -> None:
-    user, token, known = session.hub.identify(hello.name, hello.token)
+    user, token, known = await session.hub.identify(hello.name, hello.token)
     session.user, session.name, session.person = user, hello.name, user
     structlog.contextvars.bind_contextvars(user=user)
     if hello.token and not known:
@@ -187,7 +187,7 @@ async def on_ping(session: Session, ping: Ping) -> None:
 
 async def on_watch_lobby(session: Session, request: WatchLobby) -> None:
     session.hub.lobby.add(session)
-    session.send(attrs.evolve(session.hub.summaries(), ref=request.id))
+    session.send(attrs.evolve(await session.hub.summaries(), ref=request.id))
 
 
 async def on_unwatch_lobby(session: Session, request: UnwatchLobby) -> None:
@@ -200,7 +200,7 @@ async def on_list_games(session: Session, request: ListGames) -> None:
 
 
 async def on_list_rooms(session: Session, request: ListRooms) -> None:
-    page = session.hub.summaries(request.game, request.offset, request.limit)
+    page = await session.hub.summaries(request.game, request.offset, request.limit)
     session.send(attrs.evolve(page, ref=request.id))
 
 
@@ -373,7 +373,9 @@ def _replay(session: Session, replay_id: str) -> Replay:
 async def on_open_replay(session: Session, request: OpenReplay) -> None:
     if len(session.replays) >= MAX_REPLAYS:
         raise Refused(ErrorCode.BAD_FIELD, f"At most {MAX_REPLAYS} open replays; close one first.")
-    replay = Replay(session.hub.store, request.room, request.viewer, request.code, session.user)
+    replay = await Replay.open(
+        session.hub.store, request.room, request.viewer, request.code, session.user
+    )
     replay_id = f"p{len(session.replays) + 1}"
     while replay_id in session.replays:
         replay_id += "x"

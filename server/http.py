@@ -62,7 +62,7 @@ class HttpRoutes:
             return origin in self.settings.origins
         return host is not None and origin in (f"http://{host}", f"https://{host}")
 
-    def route(self, connection: Socket, request: Request) -> Response | None:
+    async def route(self, connection: Socket, request: Request) -> Response | None:
         """websockets' ``process_request`` hook: the answer to an HTTP request, or ``None`` to
         let a websocket upgrade on ``/ws`` go ahead."""
         path = request.path.split("?", 1)[0]
@@ -76,10 +76,10 @@ class HttpRoutes:
         if path == "/highscores":
             query = urllib.parse.parse_qs(urllib.parse.urlsplit(request.path).query)
             player = query.get("player", [None])[0]
-            scores = {"high_scores": self.hub.store.high_scores(player)}
+            scores = {"high_scores": await self.hub.store.get_high_scores(player)}
             return response(HTTPStatus.OK, json.dumps(scores).encode(), "application/json")
         if path.startswith("/rooms/") and path.endswith("/log"):
-            return self._log(path.split("/")[2], request)
+            return await self._log(path.split("/")[2], request)
         return self._static(path)
 
     def handshake(self, connection: Socket, request: Request) -> Response | None:
@@ -116,26 +116,26 @@ class HttpRoutes:
             return refusal
         return None
 
-    def _log(self, room_id: str, request: Request) -> Response:
+    async def _log(self, room_id: str, request: Request) -> Response:
         """A finished game's log; a private game's needs ``?code=`` or a player's token
         (``Authorization: Bearer TOKEN``), else 403."""
-        row = self.hub.store.room(room_id)
+        row = await self.hub.store.get_room(room_id)
         if row is None or row.status != "finished":
             return response(HTTPStatus.NOT_FOUND, b"no finished game with that id\n", "text/plain")
         query = urllib.parse.parse_qs(urllib.parse.urlsplit(request.path).query)
         code = query.get("code", [None])[0]
-        if not may_read(row, code, self._bearer(request)):
+        if not may_read(row, code, await self._bearer(request)):
             body = b"this private game's log needs its code (?code=) or a player's token\n"
             return response(HTTPStatus.FORBIDDEN, body, "text/plain")
-        document = log_document(row, list(self.hub.store.records(room_id)))
+        document = log_document(row, await self.hub.store.get_records(room_id))
         return response(HTTPStatus.OK, json.dumps(document).encode(), "application/json")
 
-    def _bearer(self, request: Request) -> str | None:
+    async def _bearer(self, request: Request) -> str | None:
         """The user id of a known identity whose token the request carries, if any."""
         scheme, _, token = request.headers.get("Authorization", "").partition(" ")
         if scheme.lower() != "bearer" or not token.strip():
             return None
-        return self.hub.known_user(token.strip())
+        return await self.hub.known_user(token.strip())
 
     def _static(self, path: str) -> Response:
         root = self.settings.static

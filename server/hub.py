@@ -39,7 +39,7 @@ from server.limits import RateLimits
 from server.metrics import Metrics
 from server.room import Peer, Room
 from server.seats import Seat, room_code
-from server.store import EventStore, RoomRow
+from server.store import RoomRow, Store
 
 __all__ = ["Hub", "stored_summary"]
 
@@ -49,7 +49,7 @@ log = structlog.get_logger("lumin.hub")
 class Hub:
     """See the module docstring."""
 
-    def __init__(self, settings: Settings, store: EventStore, metrics: Metrics) -> None:
+    def __init__(self, settings: Settings, store: Store, metrics: Metrics) -> None:
         self.settings = settings
         self.store = store
         self.metrics = metrics
@@ -91,7 +91,7 @@ class Hub:
 
     # -- identities -----------------------------------------------------------------------------
 
-    def identify(self, name: str, token: str | None) -> tuple[str, str, bool]:
+    async def identify(self, name: str, token: str | None) -> tuple[str, str, bool]:
         """The person behind a hello: ``(user id, token, known)``.
 
         A known token reclaims its identity (and so its seats), even after a restart or from
@@ -99,7 +99,7 @@ class Hub:
         keeps only each token's SHA-256, never the token."""
         if token:
             digest = hashlib.sha256(token.encode()).hexdigest()
-            if self._known(digest):
+            if await self._known(digest):
                 return "u" + digest[:16], token, True
         token = secrets.token_urlsafe(24)
         digest = hashlib.sha256(token.encode()).hexdigest()
@@ -109,13 +109,13 @@ class Hub:
         saved.add_done_callback(lambda _: self._saving.discard(digest))
         return "u" + digest[:16], token, False
 
-    def _known(self, digest: str) -> bool:
-        return digest in self._saving or self.store.identity(digest) is not None
+    async def _known(self, digest: str) -> bool:
+        return digest in self._saving or await self.store.get_identity(digest) is not None
 
-    def known_user(self, token: str) -> str | None:
+    async def known_user(self, token: str) -> str | None:
         """The user id of a known token, without creating an identity; ``None`` if unknown."""
         digest = hashlib.sha256(token.encode()).hexdigest()
-        return "u" + digest[:16] if self._known(digest) else None
+        return "u" + digest[:16] if await self._known(digest) else None
 
     # -- rooms ----------------------------------------------------------------------------------
 
@@ -267,7 +267,7 @@ class Hub:
             other.send_frame(frame)
         return new
 
-    def recover(self) -> int:
+    async def recover(self) -> int:
         """Rebuild every waiting and playing room from the store and set its bots and timers
         going (server start, inside the running loop); returns how many were rebuilt.
 
@@ -275,11 +275,11 @@ class Hub:
         start again (a log that no longer replays, data an older version let in) is logged,
         marked ``failed`` in the store and skipped, and every other room recovers."""
         rebuilt: list[Room] = []
-        for row in self.store.rooms(["waiting", "playing"]):
+        for row in await self.store.get_rooms(["waiting", "playing"]):
             try:
                 room = Room(self, row, get_game(row.game))
                 if row.status == "playing":
-                    room.restore(list(self.store.records(row.id)))
+                    room.restore(await self.store.get_records(row.id))
             except Exception:
                 self._recovery_failed(row.id, None)
                 continue
@@ -312,7 +312,7 @@ class Hub:
     def listed(self, room: Room) -> bool:
         return not room.private and not room.closed
 
-    def summaries(
+    async def summaries(
         self, game: str | None = None, offset: int = 0, limit: int | None = None
     ) -> RoomList:
         """A page of the lobby (optionally of one game), at most ``limit`` rooms and never
@@ -330,10 +330,12 @@ class Hub:
             key=lambda room: room.created,
             reverse=True,
         )
-        total = len(live) + self.store.count_finished(game)
+        total = len(live) + await self.store.get_finished_count(game)
         page = [room.summary() for room in live[offset : offset + size]]
         if len(page) < size:
-            rows = self.store.finished(size - len(page), game, offset=max(0, offset - len(live)))
+            rows = await self.store.get_finished(
+                size - len(page), game, offset=max(0, offset - len(live))
+            )
             for row in rows:
                 held = self.rooms.get(row.id)
                 page.append(held.summary() if held is not None else stored_summary(row))
@@ -389,15 +391,15 @@ class Hub:
     # -- housekeeping ---------------------------------------------------------------------------
 
     async def housekeeping(self, every: float = 30.0, checkpoint: float = 2.0) -> None:
-        """Forever: every ``checkpoint`` seconds copy the store's WAL into its file (on a
-        background thread at the lowest priority, see ``EventStore.checkpoint_in_background``)
+        """Forever: every ``checkpoint`` seconds let the store tidy up (SQLite copies its WAL
+        into its file on a background thread at the lowest priority, ``EventStore.tidy``)
         and stop playing rooms nobody attends (:meth:`abandon`); every ``every`` seconds expire
         idle waiting rooms, unload finished rooms nobody watches, delete finished games older
         than the retention period and forget refilled rate-limit buckets."""
         last = time.monotonic()
         while True:
             await asyncio.sleep(checkpoint)
-            await self.store.checkpoint_in_background()
+            await self.store.tidy()
             self.abandon(time.monotonic())
             if time.monotonic() - last >= every:
                 last = time.monotonic()

@@ -15,7 +15,7 @@ from engine.registry import get_game
 from protocol.errors import ErrorCode
 from server.errors import Refused
 from server.seats import seat_specs
-from server.store import EventStore, Record, RoomRow
+from server.store import Record, RoomRow, Store
 
 __all__ = ["Replay", "log_document", "may_read"]
 
@@ -36,26 +36,32 @@ def may_read(row: RoomRow, code: str | None, user: str | None) -> bool:
 class Replay:
     """One finished game, positioned at a step, seen by one viewer (a seat or the public)."""
 
-    def __init__(
-        self,
-        store: EventStore,
+    @classmethod
+    async def open(
+        cls,
+        store: Store,
         room_id: str,
         viewer: int | None,
         code: str | None = None,
         user: str | None = None,
-    ) -> None:
+    ) -> Replay:
         """Open ``room_id`` for ``user``; a private game needs its ``code`` unless ``user``
         played in it (``bad_code`` otherwise)."""
-        row = store.room(room_id)
+        row = await store.get_room(room_id)
         if row is None:
             raise Refused(ErrorCode.NO_SUCH_ROOM, f"There is no stored game {room_id!r}.")
         if row.status != "finished":
             raise Refused(ErrorCode.NOT_FINISHED, "Only finished games can be replayed.")
         if not may_read(row, code, user):
             raise Refused(ErrorCode.BAD_CODE, "This private game's replay needs its code.")
+        return cls(row, await store.get_records(room_id), viewer)
+
+    def __init__(self, row: RoomRow, records: list[Record], viewer: int | None) -> None:
+        """A replay of the finished game ``row`` with its log ``records``, at the start, seen
+        by ``viewer``."""
         self.row = row
         self.game: Game = get_game(row.game)
-        self.records: list[Record] = list(store.records(room_id))
+        self.records = records
         first = first_state(self.game, row.options, seat_specs(row.seats), row.seed)
         self._kept: dict[int, Any] = {0: first}
         self.position = 0

@@ -39,16 +39,30 @@ import sqlite3
 import sys
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import attrs
 import msgpack
 
-__all__ = ["DURABILITY_MODES", "EventStore", "Record", "RoomRow"]
+__all__ = [
+    "DURABILITY_MODES",
+    "SCHEMA_VERSION",
+    "AppendRefused",
+    "EventStore",
+    "Record",
+    "RoomRow",
+    "SchemaTooNew",
+    "Store",
+]
 
 DURABILITY_MODES = ("process", "fsync")
+
+#: The SQLite file's schema version (``PRAGMA user_version``). Version 0 is a file written
+#: before versions existed (its log in runs, or older still in one row per record); opening
+#: it migrates it (:data:`_MIGRATIONS`).
+SCHEMA_VERSION = 1
 
 #: Bytes the WAL file is cut back to when it starts over (SQLite's ``journal_size_limit``).
 WAL_SIZE_LIMIT = 64 * 1024 * 1024
@@ -96,6 +110,15 @@ CREATE INDEX IF NOT EXISTS high_scores_player ON high_scores (player, score);
 """
 
 
+class AppendRefused(Exception):
+    """An append that does not follow the room's log: its first ``seq`` is not the one after
+    the room's last (a run already there, or a gap). Nothing of it is written."""
+
+
+class SchemaTooNew(Exception):
+    """A store written by a newer Lumin (its schema version is past the one this code knows)."""
+
+
 @attrs.frozen
 class Record:
     """One entry of a room's log: a command (``seat`` and ``command`` set) or a clock tick
@@ -131,6 +154,82 @@ class RoomRow:
     meta: dict[str, Any]
 
 
+class Store(Protocol):
+    """The store contract: what a Lumin server keeps, whichever store keeps it.
+
+    :class:`EventStore` (SQLite, one process, the embedded default) and
+    :class:`server.pgstore.PostgresStore` (PostgreSQL, for a cluster) both fulfil it, and
+    ``tests/server/test_store_contract.py`` runs one suite against both. Writes are queued and
+    return a future that resolves once the write is committed (a room acknowledges a command
+    only then); writes submitted in one loop turn commit together, and a failing write fails
+    only its own future. Reads are coroutines.
+    """
+
+    #: The schema version the store is at once open.
+    schema_version: int
+
+    async def open(self) -> None:
+        """Connect, bring the schema to the newest version; call once before anything else."""
+
+    async def aclose(self) -> None:
+        """Commit whatever is queued, then disconnect."""
+
+    async def tidy(self) -> None:
+        """Housekeeping the store itself needs now and then (the server calls it every few
+        seconds), off the event loop's critical path."""
+
+    def append(self, room: str, *records: Record) -> asyncio.Future[None]:
+        """Append a run of consecutive records; it must follow the room's log
+        (:class:`AppendRefused` otherwise), all of it or none."""
+        ...
+
+    def create_room(self, row: RoomRow) -> asyncio.Future[None]: ...
+
+    def update_room(self, room: str, **fields: Any) -> asyncio.Future[None]:
+        """Change ``seats``, ``status``, ``started``, ``finished``, ``meta``, ``options`` or
+        ``host``."""
+        ...
+
+    def delete_ended_before(self, cutoff: float) -> asyncio.Future[None]:
+        """Forget finished, expired, abandoned and failed rooms (and logs) ended before
+        ``cutoff``."""
+        ...
+
+    def save_identity(self, token_hash: str, name: str, created: float) -> asyncio.Future[None]: ...
+
+    def add_high_score(
+        self, player: str, score: int, rank: str, room: str, at: float
+    ) -> asyncio.Future[None]: ...
+
+    async def get_rooms(self, statuses: Sequence[str] | None = None) -> list[RoomRow]:
+        """Stored rooms, oldest first, optionally only those with the given statuses."""
+        ...
+
+    async def get_finished(
+        self, limit: int, game: str | None = None, offset: int = 0
+    ) -> list[RoomRow]:
+        """Finished public games, most recently finished first, from ``offset``."""
+        ...
+
+    async def get_finished_count(self, game: str | None = None) -> int: ...
+
+    async def get_room(self, room: str) -> RoomRow | None: ...
+
+    async def get_records(self, room: str, after: int = -1) -> list[Record]:
+        """A room's records with ``seq`` past ``after``, in order."""
+        ...
+
+    async def get_identity(self, token_hash: str) -> str | None:
+        """The name behind a token hash, or ``None``."""
+        ...
+
+    async def get_high_scores(
+        self, player: str | None = None, limit: int = 10
+    ) -> list[dict[str, Any]]:
+        """Best Flash 8 solo scores (fewest cards left first), of one player or everyone."""
+        ...
+
+
 def _lowest_priority() -> None:
     """Give the calling thread the lowest scheduling priority (Linux, where a thread's nice
     value is its own); elsewhere leave it as it is."""
@@ -156,13 +255,21 @@ def _pack_run(records: Sequence[Record]) -> bytes:
     )
 
 
-#: (sql, parameters or a list of parameter rows, the future to settle, its loop)
+#: (sql, parameters or a list of parameter rows, the future to settle, its loop, and whether
+#: the statement must change exactly one row: an append's condition)
 _Job = tuple[
     str,
     "tuple[Any, ...] | list[tuple[Any, ...]]",
     "asyncio.Future[None] | None",
     asyncio.AbstractEventLoop | None,
+    bool,
 ]
+
+#: A run is inserted only when its first ``seq`` follows the room's last (0 for an empty log).
+_APPEND = (
+    "INSERT INTO runs (room, seq, last, records) SELECT ?, ?, ?, ?"
+    " WHERE COALESCE((SELECT last FROM runs WHERE room = ? ORDER BY seq DESC LIMIT 1), 0) = ?"
+)
 
 
 class EventStore:
@@ -179,9 +286,7 @@ class EventStore:
         self.durability = durability
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._reader = self._connect()
-        self._reader.executescript(_SCHEMA)
-        self._reader.commit()
-        self._migrate()
+        self.schema_version = self._upgrade()
         self.batches = 0
         self.appended = 0
         self.commit_seconds = 0.0
@@ -230,48 +335,67 @@ class EventStore:
             )
         await asyncio.get_running_loop().run_in_executor(self._background, self.checkpoint)
 
-    def _migrate(self) -> None:
-        """Move the rows of a store written before runs (one row per record, in ``records``)
-        into runs of one record each, in one transaction, and drop the old table."""
+    def _upgrade(self) -> int:
+        """Bring the file to :data:`SCHEMA_VERSION`: a new file gets the schema, an older one
+        each migration step after its version, in one transaction (a failed step leaves the
+        file as it was). A file from a newer Lumin is refused (:class:`SchemaTooNew`)."""
         connection = self._reader
-        old = connection.execute(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'records'"
-        ).fetchone()
-        if old is None:
-            return
-        rows = connection.execute(
-            "SELECT room, seq, position, seat, command, at, events FROM records"
-        ).fetchall()
+        version = int(connection.execute("PRAGMA user_version").fetchone()[0])
+        if version > SCHEMA_VERSION:
+            raise SchemaTooNew(
+                f"{self.path} has schema version {version}; this Lumin knows up to"
+                f" {SCHEMA_VERSION} (upgrade Lumin to open it)"
+            )
+        if version == SCHEMA_VERSION:
+            return version
         connection.execute("BEGIN")
         try:
-            connection.executemany(
-                "INSERT INTO runs (room, seq, last, records) VALUES (?, ?, ?, ?)",
-                (
-                    (
-                        room,
-                        seq,
-                        seq,
-                        _pack_run(
-                            [
-                                Record(
-                                    seq=seq,
-                                    position=position,
-                                    seat=seat,
-                                    command=None if command is None else _unpack(command),
-                                    at=at,
-                                    events=tuple(_unpack(events)),
-                                )
-                            ]
-                        ),
-                    )
-                    for room, seq, position, seat, command, at, events in rows
-                ),
-            )
-            connection.execute("DROP TABLE records")
+            for step in _MIGRATIONS[version:]:
+                step(connection)
+            connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             connection.execute("COMMIT")
         except BaseException:
             connection.execute("ROLLBACK")
             raise
+        return SCHEMA_VERSION
+
+    # -- reading through the store contract (:class:`Store`) -----------------------------------
+
+    async def open(self) -> None:
+        """Nothing to do: the file is open from construction."""
+
+    async def aclose(self) -> None:
+        """:meth:`close`."""
+        self.close()
+
+    async def tidy(self) -> None:
+        """:meth:`checkpoint_in_background`."""
+        await self.checkpoint_in_background()
+
+    async def get_rooms(self, statuses: Sequence[str] | None = None) -> list[RoomRow]:
+        return self.rooms(statuses)
+
+    async def get_finished(
+        self, limit: int, game: str | None = None, offset: int = 0
+    ) -> list[RoomRow]:
+        return self.finished(limit, game, offset)
+
+    async def get_finished_count(self, game: str | None = None) -> int:
+        return self.count_finished(game)
+
+    async def get_room(self, room: str) -> RoomRow | None:
+        return self.room(room)
+
+    async def get_records(self, room: str, after: int = -1) -> list[Record]:
+        return list(self.records(room, after))
+
+    async def get_identity(self, token_hash: str) -> str | None:
+        return self.identity(token_hash)
+
+    async def get_high_scores(
+        self, player: str | None = None, limit: int = 10
+    ) -> list[dict[str, Any]]:
+        return self.high_scores(player, limit)
 
     # -- writing --------------------------------------------------------------------------------
 
@@ -285,11 +409,11 @@ class EventStore:
         errors: list[BaseException | None] = [None] * len(batch)
         try:
             self._transaction(connection, batch)
-        except sqlite3.Error:
+        except (sqlite3.Error, AppendRefused):
             for index, job in enumerate(batch):
                 try:
                     self._transaction(connection, [job])
-                except sqlite3.Error as failure:
+                except (sqlite3.Error, AppendRefused) as failure:
                     errors[index] = failure
         self.commit_seconds += time.perf_counter() - started
         self.batches += 1
@@ -299,15 +423,18 @@ class EventStore:
     @staticmethod
     def _transaction(connection: sqlite3.Connection, jobs: list[_Job]) -> None:
         if len(jobs) == 1 and not isinstance(jobs[0][1], list):
-            connection.execute(jobs[0][0], jobs[0][1])  # one statement: its own transaction
+            sql, params, _, _, checked = jobs[0]
+            # One statement: its own transaction.
+            if connection.execute(sql, params).rowcount != 1 and checked:
+                raise _refusal(connection, params)
             return
         try:
             connection.execute("BEGIN")
-            for sql, params, _, _ in jobs:
+            for sql, params, _, _, checked in jobs:
                 if isinstance(params, list):  # one job of several rows: all or none
                     connection.executemany(sql, params)
-                else:
-                    connection.execute(sql, params)
+                elif connection.execute(sql, params).rowcount != 1 and checked:
+                    raise _refusal(connection, params)
             connection.execute("COMMIT")
         except BaseException:
             if connection.in_transaction:
@@ -332,7 +459,7 @@ class EventStore:
                     break
                 batch.extend(more)
             errors = self._commit(connection, batch)
-            for (_, _, future, loop), error in zip(batch, errors, strict=True):
+            for (_, _, future, loop, _), error in zip(batch, errors, strict=True):
                 if future is not None and loop is not None:
                     loop.call_soon_threadsafe(_settle, future, error)
             if stop:
@@ -340,11 +467,11 @@ class EventStore:
         connection.close()
 
     def _submit(
-        self, sql: str, params: tuple[Any, ...] | list[tuple[Any, ...]]
+        self, sql: str, params: tuple[Any, ...] | list[tuple[Any, ...]], checked: bool = False
     ) -> asyncio.Future[None]:
         loop = asyncio.get_running_loop()
         future: asyncio.Future[None] = loop.create_future()
-        self._pending.append((sql, params, future, loop))
+        self._pending.append((sql, params, future, loop, checked))
         if not self._scheduled:
             self._scheduled = True
             loop.call_soon(self._flush)
@@ -360,22 +487,18 @@ class EventStore:
             self._jobs.put(batch)
             return
         errors = self._commit(self._reader, batch)
-        for (_, _, future, _), error in zip(batch, errors, strict=True):
+        for (_, _, future, _, _), error in zip(batch, errors, strict=True):
             if future is not None:
                 _settle(future, error)
 
     def append(self, room: str, *records: Record) -> asyncio.Future[None]:
         """Queue ``records`` (consecutive, in order) for the next batch, as one run; the future
         resolves once they are committed, all of them or none (a room's log never has a gap).
-        A run starting at a ``seq`` the room already has fails (``UNIQUE``)."""
-        if not records:
-            raise ValueError("append needs at least one record")
-        first, last = records[0].seq, records[-1].seq
-        if last - first != len(records) - 1:
-            raise ValueError(f"records to append are not consecutive: {first}..{last}")
+        The run must follow the room's log: a first ``seq`` other than the one after the room's
+        last fails with :class:`AppendRefused` (a log never forks or skips)."""
+        first, last = _run_bounds(records)
         return self._submit(
-            "INSERT INTO runs (room, seq, last, records) VALUES (?, ?, ?, ?)",
-            (room, first, last, _pack_run(records)),
+            _APPEND, (room, first, last, _pack_run(records), room, first - 1), checked=True
         )
 
     def create_room(self, row: RoomRow) -> asyncio.Future[None]:
@@ -565,3 +688,79 @@ def _room_row(row: Sequence[Any]) -> RoomRow:
         finished=finished,
         meta=json.loads(meta),
     )
+
+
+def _runs_from_records(connection: sqlite3.Connection) -> None:
+    """Move the rows of a store written before runs (one row per record, in ``records``)
+    into runs of one record each, and drop the old table."""
+    old = connection.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'records'"
+    ).fetchone()
+    if old is None:
+        return
+    rows = connection.execute(
+        "SELECT room, seq, position, seat, command, at, events FROM records"
+    ).fetchall()
+    connection.executemany(
+        "INSERT INTO runs (room, seq, last, records) VALUES (?, ?, ?, ?)",
+        (
+            (
+                room,
+                seq,
+                seq,
+                _pack_run(
+                    [
+                        Record(
+                            seq=seq,
+                            position=position,
+                            seat=seat,
+                            command=None if command is None else _unpack(command),
+                            at=at,
+                            events=tuple(_unpack(events)),
+                        )
+                    ]
+                ),
+            )
+            for room, seq, position, seat, command, at, events in rows
+        ),
+    )
+    connection.execute("DROP TABLE records")
+
+
+def _version_1(connection: sqlite3.Connection) -> None:
+    """Version 0 to 1: the tables of version 1 (created where absent: a new file gets them
+    all), and a version 0 log kept one row per record moved into runs."""
+    for statement in _SCHEMA.split(";"):
+        if statement.strip():
+            connection.execute(statement)
+    _runs_from_records(connection)
+
+
+#: The step from each version to the next: ``_MIGRATIONS[v]`` turns version ``v`` into
+#: ``v + 1``, inside the transaction :meth:`EventStore._upgrade` opens.
+_MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_version_1]
+
+
+def _run_bounds(records: Sequence[Record]) -> tuple[int, int]:
+    """The first and last ``seq`` of a run to append; a run is one record or more, consecutive."""
+    if not records:
+        raise ValueError("append needs at least one record")
+    first, last = records[0].seq, records[-1].seq
+    if last - first != len(records) - 1:
+        raise ValueError(f"records to append are not consecutive: {first}..{last}")
+    return first, last
+
+
+def _refusal(connection: sqlite3.Connection, params: Any) -> AppendRefused:
+    """Why the run of an append's ``params`` was not written: its seq is taken or past a gap."""
+    room, first = params[0], params[1]
+    row = connection.execute(
+        "SELECT last FROM runs WHERE room = ? ORDER BY seq DESC LIMIT 1", (room,)
+    ).fetchone()
+    return AppendRefused(_refusal_text(room, first, 0 if row is None else int(row[0])))
+
+
+def _refusal_text(room: str, first: int, last: int) -> str:
+    if first <= last:
+        return f"room {room}: seq {first} is in the log already ((room, seq) is UNIQUE)"
+    return f"room {room}: a run from seq {first} would leave a gap after seq {last}"

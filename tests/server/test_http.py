@@ -36,8 +36,8 @@ async def routes(tmp_path: Path) -> AsyncIterator[HttpRoutes]:
     store.close()
 
 
-def get(routes: HttpRoutes, path: str, **headers: str) -> tuple[int, str, bytes]:
-    response = routes.route(None, Request(path, Headers(headers)))  # type: ignore[arg-type]
+async def get(routes: HttpRoutes, path: str, **headers: str) -> tuple[int, str, bytes]:
+    response = await routes.route(None, Request(path, Headers(headers)))  # type: ignore[arg-type]
     assert response is not None
     return response.status_code, response.headers["Content-Type"], response.body
 
@@ -55,13 +55,13 @@ async def finished_room(
 
 
 async def test_healthz_says_ok_with_the_rooms_and_the_epoch(routes: HttpRoutes) -> None:
-    status, kind, body = get(routes, "/healthz")
+    status, kind, body = await get(routes, "/healthz")
     assert (status, kind) == (HTTPStatus.OK, "application/json")
     assert json.loads(body) == {"status": "ok", "rooms": 0, "epoch": routes.hub.epoch}
 
 
 async def test_metrics_are_prometheus_text(routes: HttpRoutes) -> None:
-    status, kind, body = get(routes, "/metrics")
+    status, kind, body = await get(routes, "/metrics")
     assert status == HTTPStatus.OK and kind.startswith("text/plain")
     assert b"lumin_connections" in body
 
@@ -69,18 +69,18 @@ async def test_metrics_are_prometheus_text(routes: HttpRoutes) -> None:
 async def test_highscores_filters_by_the_player_in_the_query(routes: HttpRoutes) -> None:
     await routes.hub.store.add_high_score("Ada", 3, "gold", "r1", 1.0)
     await routes.hub.store.add_high_score("Bea", 5, "silver", "r2", 2.0)
-    everyone = json.loads(get(routes, "/highscores")[2])["high_scores"]
+    everyone = json.loads((await get(routes, "/highscores"))[2])["high_scores"]
     assert [entry["player"] for entry in everyone] == ["Ada", "Bea"]
-    ada = json.loads(get(routes, "/highscores?player=Ada&x=1")[2])["high_scores"]
+    ada = json.loads((await get(routes, "/highscores?player=Ada&x=1"))[2])["high_scores"]
     assert [(entry["player"], entry["score"]) for entry in ada] == [("Ada", 3)]
-    encoded = json.loads(get(routes, "/highscores?player=B%65a")[2])["high_scores"]
+    encoded = json.loads((await get(routes, "/highscores?player=B%65a"))[2])["high_scores"]
     assert [entry["player"] for entry in encoded] == ["Bea"]
 
 
 async def test_a_log_is_served_only_for_a_finished_game(routes: HttpRoutes) -> None:
-    assert get(routes, "/rooms/nope/log")[0] == HTTPStatus.NOT_FOUND
+    assert (await get(routes, "/rooms/nope/log"))[0] == HTTPStatus.NOT_FOUND
     await finished_room(routes, "r1", private=False)
-    status, kind, body = get(routes, "/rooms/r1/log")
+    status, kind, body = await get(routes, "/rooms/r1/log")
     assert (status, kind) == (HTTPStatus.OK, "application/json")
     document = json.loads(body)
     assert (document["lumin_log"], document["room"], document["game"]) == (
@@ -91,29 +91,31 @@ async def test_a_log_is_served_only_for_a_finished_game(routes: HttpRoutes) -> N
 
 
 async def test_a_private_log_needs_its_code_or_a_players_token(routes: HttpRoutes) -> None:
-    player, token, _ = routes.hub.identify("Ada", None)
-    _, stranger, _ = routes.hub.identify("Eve", None)
+    player, token, _ = await routes.hub.identify("Ada", None)
+    _, stranger, _ = await routes.hub.identify("Eve", None)
     await finished_room(routes, "r2", private=True, user=player)
-    assert get(routes, "/rooms/r2/log")[0] == HTTPStatus.FORBIDDEN
-    assert get(routes, "/rooms/r2/log?code=WRONG")[0] == HTTPStatus.FORBIDDEN
-    assert get(routes, "/rooms/r2/log?code=CODE42")[0] == HTTPStatus.OK
-    assert get(routes, "/rooms/r2/log", Authorization="Bearer unknown")[0] == HTTPStatus.FORBIDDEN
-    assert get(routes, "/rooms/r2/log", Authorization=f"Bearer {stranger}")[0] == 403
-    assert get(routes, "/rooms/r2/log", Authorization=f"Bearer {token}")[0] == HTTPStatus.OK
-    assert get(routes, "/rooms/r2/log", Authorization=f"Basic {token}")[0] == 403
+    assert (await get(routes, "/rooms/r2/log"))[0] == HTTPStatus.FORBIDDEN
+    assert (await get(routes, "/rooms/r2/log?code=WRONG"))[0] == HTTPStatus.FORBIDDEN
+    assert (await get(routes, "/rooms/r2/log?code=CODE42"))[0] == HTTPStatus.OK
+    assert (await get(routes, "/rooms/r2/log", Authorization="Bearer unknown"))[
+        0
+    ] == HTTPStatus.FORBIDDEN
+    assert (await get(routes, "/rooms/r2/log", Authorization=f"Bearer {stranger}"))[0] == 403
+    assert (await get(routes, "/rooms/r2/log", Authorization=f"Bearer {token}"))[0] == HTTPStatus.OK
+    assert (await get(routes, "/rooms/r2/log", Authorization=f"Basic {token}"))[0] == 403
 
 
 async def test_static_files_with_their_type_and_the_client_for_any_other_path(
     routes: HttpRoutes,
 ) -> None:
-    assert get(routes, "/app.js")[:2] == (HTTPStatus.OK, "text/javascript")
-    assert get(routes, "/")[2] == b"<title>Lumin</title>"
-    assert get(routes, "/rooms/r1")[2] == b"<title>Lumin</title>"  # the client's own route
+    assert (await get(routes, "/app.js"))[:2] == (HTTPStatus.OK, "text/javascript")
+    assert (await get(routes, "/"))[2] == b"<title>Lumin</title>"
+    assert (await get(routes, "/rooms/r1"))[2] == b"<title>Lumin</title>"  # the client's own route
 
 
 async def test_static_files_never_leave_the_folder(routes: HttpRoutes) -> None:
     for path in ("/../secret.txt", "/%2e%2e/secret.txt", "/..%2fsecret.txt"):
-        status, _, body = get(routes, path)
+        status, _, body = await get(routes, path)
         assert b"not for the web" not in body, path
         assert status in (HTTPStatus.OK, HTTPStatus.NOT_FOUND)
 

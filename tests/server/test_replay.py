@@ -45,7 +45,7 @@ async def test_every_position_is_the_fold_of_the_log_up_to_it(
     row, records = finished_game(game_id)
     await keep(store, row, records)
     game = get_game(game_id)
-    seen = Replay(store, row.id, viewer=None)
+    seen = await Replay.open(store, row.id, viewer=None)
     assert (seen.position, seen.length, seen.at) == (0, len(records), row.started)
     # Forward one step at a time past the kept states, then back, then past the end.
     for position in [*range(len(records) + 1), 70, 3, 0, len(records) + 5]:
@@ -60,7 +60,7 @@ async def test_every_position_is_the_fold_of_the_log_up_to_it(
 async def test_any_seat_may_be_looked_at_once_the_game_is_over(store: EventStore) -> None:
     row, records = finished_game("flip_over_frog")
     await keep(store, row, records)
-    seen = Replay(store, row.id, viewer=1)
+    seen = await Replay.open(store, row.id, viewer=1)
     seen.seek(5)
     assert seen.view() == get_game(row.game).view(state_at(row, records, 5), 1)
     seen.look_as(0)
@@ -76,10 +76,10 @@ async def test_only_a_stored_finished_game_opens(store: EventStore) -> None:
     await keep(store, attrs.evolve(row, id="live", status="playing"), records)
     for room, code in (("nope", "no_such_room"), ("live", "not_finished")):
         with pytest.raises(Refused) as refused:
-            Replay(store, room, viewer=None)
+            await Replay.open(store, room, viewer=None)
         assert refused.value.code == code
     with pytest.raises(Refused) as refused:
-        Replay(store, "live", viewer=7)
+        await Replay.open(store, "live", viewer=7)
     assert refused.value.code == "not_finished"
 
 
@@ -87,9 +87,9 @@ async def test_a_private_game_opens_with_its_code_or_for_a_player(store: EventSt
     row, records = finished_game("flip_over_frog", private=True, user="u-ada")
     await keep(store, row, records)
     with pytest.raises(Refused) as refused:
-        Replay(store, row.id, viewer=None, code="WRONG", user="u-eve")
+        await Replay.open(store, row.id, viewer=None, code="WRONG", user="u-eve")
     assert refused.value.code == "bad_code"
-    assert Replay(store, row.id, viewer=None, code="CODE42").length == len(records)
-    assert Replay(store, row.id, viewer=0, user="u-ada").viewer == 0
+    assert (await Replay.open(store, row.id, viewer=None, code="CODE42")).length == len(records)
+    assert (await Replay.open(store, row.id, viewer=0, user="u-ada")).viewer == 0
     assert may_read(attrs.evolve(row, private=False), None, None)
     assert not may_read(row, None, None) and not may_read(row, "", "u-eve")
