@@ -202,6 +202,7 @@ def test_the_scripts_dry_run_here_has_nothing_to_do() -> None:
 
 
 def _bare_machine(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("PG_CLUSTER_CONF_ROOT", raising=False)  # the clusters' files in /etc
     down = Probe(up=False, listening=False, detail="nothing answers (a test)")
     monkeypatch.setattr("scripts.services.probe_postgres", lambda server: down)
     monkeypatch.setattr("scripts.services.probe_redis", lambda url: down)
