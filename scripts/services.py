@@ -287,7 +287,7 @@ class Services:
                 f"Redis: {redis.detail}; free port 6379 or set {REDIS_ENV} to a Redis to use"
             )
         missing = []
-        if not postgres.up and self.which("pg_lsclusters") is None:
+        if not postgres.up and not self.postgres_installed():
             missing.append("postgresql")
         if not redis.up and self.which("redis-server") is None:
             missing.append("redis-server")
@@ -316,13 +316,22 @@ class Services:
         )
         return parse_clusters(result.stdout)
 
+    def installed_versions(self) -> list[str]:
+        """The PostgreSQL servers installed: ``/usr/lib/postgresql/VERSION/bin/postgres``."""
+        found = Path("/usr/lib/postgresql").glob("*/bin/postgres")
+        return sorted((path.parts[-3] for path in found if path.parts[-3].isdigit()), key=int)
+
+    def postgres_installed(self) -> bool:
+        """A server and postgresql-common's cluster tools (pg_lsclusters, pg_ctlcluster)."""
+        return self.which("pg_ctlcluster") is not None and bool(self.installed_versions())
+
     def newest_version(self) -> str:
-        versions = [p.name for p in Path("/usr/lib/postgresql").glob("*") if p.name.isdigit()]
+        versions = self.installed_versions()
         if not versions:
             if self.dry_run:
                 return "VERSION"
             raise ServicesError("no PostgreSQL server in /usr/lib/postgresql: install postgresql")
-        return max(versions, key=int)
+        return versions[-1]
 
     def start_postgres(self, server: str, found: Probe) -> Probe:
         clusters = self.clusters()
@@ -387,6 +396,8 @@ class Services:
         self.run(["pg_ctlcluster", cluster.version, cluster.name, "reload"])
 
     def start_redis(self, url: str) -> Probe:
+        if not self.dry_run and (now := probe_redis(url)).up:  # the package's service started
+            return now
         self.run(REDIS_START, root=False)
         return self.wait(
             lambda: probe_redis(url),

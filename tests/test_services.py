@@ -211,6 +211,7 @@ def _bare_machine(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_the_dry_run_on_a_machine_without_the_engines(monkeypatch: pytest.MonkeyPatch) -> None:
     _bare_machine(monkeypatch)
     said: list[str] = []
+    monkeypatch.setattr(Services, "installed_versions", lambda self: [])
     services = Services(dry_run=True, environ={}, out=said.append, which=lambda name: None)
     lines = services.ensure()
     assert [line for line in said if line.startswith("would run: ")] == [
@@ -230,6 +231,7 @@ def test_the_dry_run_with_the_packages_but_nothing_running(
 ) -> None:
     _bare_machine(monkeypatch)
     monkeypatch.setattr(Services, "clusters", lambda self: [Cluster("15", "main", 5432, "down")])
+    monkeypatch.setattr(Services, "installed_versions", lambda self: ["15"])
     said: list[str] = []
     Services(
         dry_run=True, environ={}, out=said.append, which=lambda name: f"/usr/bin/{name}"
