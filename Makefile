@@ -7,7 +7,7 @@ WEB := clients/web
 WEB_STAMP := $(WEB)/node_modules/.installed
 CHROMIUM := /usr/bin/chromium
 
-.PHONY: setup run test lint typecheck unit bench-smoke clean
+.PHONY: setup run test lint typecheck services unit bench-smoke clean
 .PHONY: chromium web-deps web-build web-fresh-build web-vectors web-unit web-weight web-e2e web-test
 
 $(STAMP): pyproject.toml
@@ -28,7 +28,13 @@ lint: setup
 typecheck: setup
 	$(BIN)/mypy -p engine $(if $(wildcard protocol/__init__.py),-p protocol)
 
-unit: setup
+# PostgreSQL (127.0.0.1:5432, trust auth) and Redis (127.0.0.1:6379) for the tests: running ones
+# are used, missing ones installed with apt-get and started (or LUMIN_TEST_POSTGRES and
+# LUMIN_TEST_REDIS name others, only checked); `scripts/services.py --dry-run` shows the plan.
+services: setup
+	$(BIN)/python scripts/services.py
+
+unit: setup services
 	$(BIN)/pytest -n 2
 
 bench-smoke: setup
