@@ -71,6 +71,11 @@ _FLAGS = [
     _option("port", _Number(int, 0, 65535), "Port to listen on (0: any free port)."),
     _option("data", click.Path(path_type=Path), "Data folder (the SQLite event store)."),
     _option(
+        "store",
+        str,
+        "A postgresql:// URL to keep rooms and logs in PostgreSQL; default: SQLite in --data.",
+    ),
+    _option(
         "origin",
         str,
         "Allowed browser Origin (repeat); default: the page's own origin (same origin).",

@@ -16,8 +16,10 @@ import signal
 import socket
 import sqlite3
 import time
+import urllib.parse
 from collections.abc import Callable
 
+import asyncpg
 import structlog
 from websockets.asyncio.server import Server, serve
 from websockets.asyncio.server import ServerConnection as Socket
@@ -29,7 +31,8 @@ from server.datalock import DataFolderInUse, DataLock
 from server.http import HttpRoutes
 from server.hub import Hub
 from server.metrics import Metrics
-from server.store import EventStore
+from server.pgstore import PostgresStore
+from server.store import EventStore, SchemaTooNew, Store
 from server.transport import ClientSocket, bind
 
 __all__ = ["LuminServer", "StartupError", "run"]
@@ -53,16 +56,21 @@ class LuminServer:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.metrics = Metrics()
-        self.lock = DataLock(settings.data)
-        try:
-            self.lock.acquire()
-            self.store = EventStore(settings.database, settings.durability)
-        except DataFolderInUse as error:
-            raise StartupError(str(error)) from None
-        except (OSError, sqlite3.Error) as error:
-            self.lock.release()
-            reason = getattr(error, "strerror", None) or str(error)
-            raise StartupError(f"cannot use data folder {settings.data}: {reason}") from None
+        self.lock: DataLock | None = None
+        self.store: Store
+        if settings.store is not None:
+            self.store = PostgresStore(settings.store)
+        else:
+            self.lock = DataLock(settings.data)
+            try:
+                self.lock.acquire()
+                self.store = EventStore(settings.database, settings.durability)
+            except DataFolderInUse as error:
+                raise StartupError(str(error)) from None
+            except (OSError, sqlite3.Error, SchemaTooNew) as error:
+                self.lock.release()
+                reason = getattr(error, "strerror", None) or str(error)
+                raise StartupError(f"cannot use data folder {settings.data}: {reason}") from None
         self.hub = Hub(settings, self.store, self.metrics)
         self.limits = self.hub.limits
         self.server: Server | None = None
@@ -85,7 +93,14 @@ class LuminServer:
             raise StartupError(f"cannot listen on {where}: {reason}") from None
         started = time.perf_counter()
         catalog()  # imports every game's rules now, not while the first visitor waits
-        await self.store.open()
+        try:
+            await self.store.open()
+        except (OSError, asyncpg.PostgresError, SchemaTooNew) as error:
+            listening.close()
+            await self.stop()
+            raise StartupError(
+                f"cannot open the store {_shown(self.settings.store)}: {error}"
+            ) from None
         self.recovered = await self.hub.recover()
         log.info("recovered", rooms=self.recovered, seconds=round(time.perf_counter() - started, 3))
         self.server = await self._listen(listening)
@@ -147,8 +162,10 @@ class LuminServer:
                 await asyncio.wait_for(asyncio.gather(*closing, return_exceptions=True), 5.0)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.server.wait_closed(), timeout=5.0)
-        await self.store.aclose()
-        self.lock.release()
+        with contextlib.suppress(RuntimeError):  # a PostgreSQL store that never opened
+            await self.store.aclose()
+        if self.lock is not None:
+            self.lock.release()
 
 
 async def run(settings: Settings, ready: Callable[[LuminServer], None] | None = None) -> None:
@@ -169,3 +186,14 @@ async def run(settings: Settings, ready: Callable[[LuminServer], None] | None = 
     await stop
     log.info("shutting_down")
     await server.stop()
+
+
+def _shown(url: str | None) -> str:
+    """A store URL as it may be printed: without its password."""
+    if url is None:
+        return "(SQLite)"
+    parts = urllib.parse.urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@")
+    return urllib.parse.urlunsplit(parts._replace(netloc=netloc))

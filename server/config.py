@@ -42,6 +42,13 @@ def _networks(instance: Any, attribute: attrs.Attribute[Any], value: tuple[str, 
     parse_networks(value)
 
 
+def _store_url(instance: Any, attribute: attrs.Attribute[Any], value: str | None) -> None:
+    if value is not None and not value.startswith(("postgresql://", "postgres://")):
+        raise ValueError(
+            f"store is a postgresql:// URL (or unset for SQLite in the data folder), not {value!r}"
+        )
+
+
 @attrs.frozen
 class Settings:
     """Everything an operator can tune; ``docs/operating.md`` lists each with its variable."""
@@ -49,6 +56,9 @@ class Settings:
     host: str = "127.0.0.1"
     port: int = attrs.field(default=8700, validator=_within(0, 65535))
     data: Path = Path("data")
+    #: Where rooms, logs and identities are kept: ``None`` for the embedded SQLite file in
+    #: ``data``, or a ``postgresql://`` URL (the store a cluster's nodes share).
+    store: str | None = attrs.field(default=None, validator=_store_url)
     #: Allowed ``Origin`` headers for websocket connections; clients that send no Origin (bots,
     #: terminal clients) are always allowed. Empty means same origin: the Origin must name the
     #: Host the request was sent to.

@@ -55,6 +55,10 @@ __all__ = [
     "RoomRow",
     "SchemaTooNew",
     "Store",
+    "pack_run",
+    "refusal_text",
+    "run_bounds",
+    "unpack_run",
 ]
 
 DURABILITY_MODES = ("process", "fsync")
@@ -245,8 +249,18 @@ def _unpack(data: bytes) -> Any:
     return msgpack.unpackb(data, raw=False)
 
 
-def _pack_run(records: Sequence[Record]) -> bytes:
-    """A run's blob: its records as ``[seq, position, seat, command, at, events]`` lists."""
+def unpack_run(blob: bytes, after: int = -1) -> list[Record]:
+    """The records of a run's blob (:func:`pack_run`) with ``seq`` past ``after``."""
+    return [
+        Record(seq, position, seat, command, at, tuple(events))
+        for seq, position, seat, command, at, events in _unpack(blob)
+        if seq > after
+    ]
+
+
+def pack_run(records: Sequence[Record]) -> bytes:
+    """A run's blob, as every store keeps it: its records as ``[seq, position, seat, command, at,
+    events]`` lists in msgpack."""
     return _pack(
         [
             [record.seq, record.position, record.seat, record.command, record.at, record.events]
@@ -365,8 +379,9 @@ class EventStore:
         """Nothing to do: the file is open from construction."""
 
     async def aclose(self) -> None:
-        """:meth:`close`."""
+        """:meth:`close`, then a loop turn for the writer thread's last answers to arrive."""
         self.close()
+        await asyncio.sleep(0)
 
     async def tidy(self) -> None:
         """:meth:`checkpoint_in_background`."""
@@ -496,9 +511,9 @@ class EventStore:
         resolves once they are committed, all of them or none (a room's log never has a gap).
         The run must follow the room's log: a first ``seq`` other than the one after the room's
         last fails with :class:`AppendRefused` (a log never forks or skips)."""
-        first, last = _run_bounds(records)
+        first, last = run_bounds(records)
         return self._submit(
-            _APPEND, (room, first, last, _pack_run(records), room, first - 1), checked=True
+            _APPEND, (room, first, last, pack_run(records), room, first - 1), checked=True
         )
 
     def create_room(self, row: RoomRow) -> asyncio.Future[None]:
@@ -571,7 +586,10 @@ class EventStore:
             if self._writer is not None:
                 self._jobs.put(batch)
             else:
-                self._commit(self._reader, batch)
+                errors = self._commit(self._reader, batch)
+                for (_, _, future, _, _), error in zip(batch, errors, strict=True):
+                    if future is not None:
+                        _settle(future, error)
         if self._writer is not None:
             self._jobs.put(None)
             self._writer.join()
@@ -616,9 +634,7 @@ class EventStore:
             "SELECT records FROM runs WHERE room = ? AND last > ? ORDER BY seq", (room, after)
         )
         for (run,) in cursor:
-            for seq, position, seat, command, at, events in _unpack(run):
-                if seq > after:
-                    yield Record(seq, position, seat, command, at, tuple(events))
+            yield from unpack_run(run, after)
 
     def identity(self, token_hash: str) -> str | None:
         """The name behind a token hash, or ``None`` for an unknown token."""
@@ -708,7 +724,7 @@ def _runs_from_records(connection: sqlite3.Connection) -> None:
                 room,
                 seq,
                 seq,
-                _pack_run(
+                pack_run(
                     [
                         Record(
                             seq=seq,
@@ -741,8 +757,9 @@ def _version_1(connection: sqlite3.Connection) -> None:
 _MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_version_1]
 
 
-def _run_bounds(records: Sequence[Record]) -> tuple[int, int]:
-    """The first and last ``seq`` of a run to append; a run is one record or more, consecutive."""
+def run_bounds(records: Sequence[Record]) -> tuple[int, int]:
+    """The first and last ``seq`` of a run to append (``ValueError`` unless it is one record or
+    more, consecutive)."""
     if not records:
         raise ValueError("append needs at least one record")
     first, last = records[0].seq, records[-1].seq
@@ -757,10 +774,11 @@ def _refusal(connection: sqlite3.Connection, params: Any) -> AppendRefused:
     row = connection.execute(
         "SELECT last FROM runs WHERE room = ? ORDER BY seq DESC LIMIT 1", (room,)
     ).fetchone()
-    return AppendRefused(_refusal_text(room, first, 0 if row is None else int(row[0])))
+    return AppendRefused(refusal_text(room, first, 0 if row is None else int(row[0])))
 
 
-def _refusal_text(room: str, first: int, last: int) -> str:
+def refusal_text(room: str, first: int, last: int) -> str:
+    """Why a run from ``first`` does not follow a log at ``last``: a taken seq or a gap."""
     if first <= last:
         return f"room {room}: seq {first} is in the log already ((room, seq) is UNIQUE)"
     return f"room {room}: a run from seq {first} would leave a gap after seq {last}"

@@ -107,9 +107,6 @@ def _with_energy(state: State, seat: int, delta: int) -> tuple[Faction, ...]:
 # --- the game ----------------------------------------------------------------------------------
 
 
-# --- the game ----------------------------------------------------------------------------------
-
-
 class NeonHex:
     """Neon Hex Strategy's rules object (see module docs)."""
 

@@ -1,0 +1,408 @@
+"""The PostgreSQL store: the store contract (:class:`server.store.Store`) on PostgreSQL, through
+asyncpg, for a Lumin cluster whose nodes share one authority.
+
+It keeps what the SQLite store keeps, in the same shapes: room rows (JSON as text, so a row
+reads back exactly as written), each room's log as *runs* (the records appended together, one
+msgpack blob keyed by room and first ``seq``), identities by token hash, and Flash 8 solo high
+scores. Its schema version is a row of ``lumin_schema``; opening the store applies each
+migration step past it inside one transaction, under an advisory lock so nodes starting
+together migrate once.
+
+Writes submitted during one turn of the event loop are committed in one transaction just after
+it, one batch at a time (a later batch waits for the one in flight, so writes commit in the
+order they were submitted); when a batch fails, each of its writes is retried in a transaction
+of its own, so a failing write fails only its own future. An append inserts its run only when
+it follows the room's log, in the same statement; ``(room, seq)`` is the primary key, so two
+writers racing for the same ``seq`` can never fork a log: one of them is refused.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+import asyncpg
+
+from server.store import (
+    AppendRefused,
+    Record,
+    RoomRow,
+    SchemaTooNew,
+    pack_run,
+    refusal_text,
+    run_bounds,
+    unpack_run,
+)
+
+__all__ = ["SCHEMA_VERSION", "PostgresStore"]
+
+#: The newest schema version this code writes (``lumin_schema.version``).
+SCHEMA_VERSION = 1
+
+_VERSION_1 = """
+CREATE TABLE rooms (
+    id TEXT PRIMARY KEY,
+    game TEXT NOT NULL,
+    options TEXT NOT NULL,
+    seats TEXT NOT NULL,
+    seed BYTEA NOT NULL,
+    salt BYTEA NOT NULL,
+    commitment TEXT NOT NULL,
+    private BOOLEAN NOT NULL DEFAULT FALSE,
+    code TEXT,
+    host TEXT,
+    status TEXT NOT NULL,
+    created DOUBLE PRECISION NOT NULL,
+    started DOUBLE PRECISION,
+    finished DOUBLE PRECISION,
+    meta TEXT NOT NULL DEFAULT '{}'
+);
+CREATE TABLE runs (
+    room TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    last INTEGER NOT NULL,
+    records BYTEA NOT NULL,
+    PRIMARY KEY (room, seq)
+);
+CREATE TABLE identities (
+    token_hash TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    created DOUBLE PRECISION NOT NULL
+);
+CREATE TABLE high_scores (
+    player TEXT NOT NULL,
+    score INTEGER NOT NULL,
+    rank TEXT NOT NULL,
+    room TEXT NOT NULL,
+    at DOUBLE PRECISION NOT NULL
+);
+CREATE INDEX rooms_status ON rooms (status);
+CREATE INDEX rooms_finished ON rooms (status, private, finished);
+CREATE INDEX high_scores_player ON high_scores (player, score);
+"""
+
+#: The DDL of each step: ``_MIGRATIONS[v]`` turns version ``v`` into ``v + 1``.
+_MIGRATIONS: list[str] = [_VERSION_1]
+
+#: The advisory lock key nodes take while they migrate (any constant shared by every node).
+_MIGRATION_LOCK = 0x4C554D494E  # "LUMIN"
+
+_COLUMNS = (
+    "id, game, options, seats, seed, salt, commitment, private, code, host, status,"
+    " created, started, finished, meta"
+)
+
+_APPEND = (
+    "INSERT INTO runs (room, seq, last, records) SELECT $1, $2, $3, $4"
+    " WHERE COALESCE((SELECT last FROM runs WHERE room = $1 ORDER BY seq DESC LIMIT 1), 0)"
+    " = $2 - 1"
+)
+
+_ENDED = (
+    "SELECT id FROM rooms WHERE status IN ('finished', 'expired', 'abandoned', 'failed')"
+    " AND COALESCE(finished, created) < $1"
+)
+
+#: One write: run on the batch's connection, inside its transaction.
+_Write = Callable[[asyncpg.Connection], Awaitable[None]]
+
+
+class PostgresStore:
+    """See the module docstring. ``url`` is a ``postgresql://`` URL; :meth:`open` connects."""
+
+    def __init__(self, url: str, pool_size: int = 4) -> None:
+        self.url = url
+        self.pool_size = pool_size
+        self.schema_version = 0
+        self.batches = 0
+        self.appended = 0
+        self.commit_seconds = 0.0
+        self._pool: asyncpg.Pool | None = None
+        self._pending: list[tuple[_Write, asyncio.Future[None]]] = []
+        self._flushing: asyncio.Task[None] | None = None
+
+    @property
+    def pool(self) -> asyncpg.Pool:
+        if self._pool is None:
+            raise RuntimeError("the PostgreSQL store is not open (await store.open() first)")
+        return self._pool
+
+    async def open(self) -> None:
+        """Connect and bring the schema to :data:`SCHEMA_VERSION`."""
+        self._pool = await asyncpg.create_pool(
+            self.url, min_size=1, max_size=self.pool_size, command_timeout=30
+        )
+        async with self.pool.acquire() as connection, connection.transaction():
+            await connection.execute("SELECT pg_advisory_xact_lock($1)", _MIGRATION_LOCK)
+            await connection.execute("CREATE TABLE IF NOT EXISTS lumin_schema (version INTEGER)")
+            version = await connection.fetchval("SELECT version FROM lumin_schema") or 0
+            if version > SCHEMA_VERSION:
+                raise SchemaTooNew(
+                    f"the PostgreSQL store has schema version {version}; this Lumin knows up"
+                    f" to {SCHEMA_VERSION} (upgrade Lumin to open it)"
+                )
+            for step in _MIGRATIONS[version:]:
+                await connection.execute(step)
+            await connection.execute("DELETE FROM lumin_schema")
+            await connection.execute("INSERT INTO lumin_schema VALUES ($1)", SCHEMA_VERSION)
+        self.schema_version = SCHEMA_VERSION
+
+    async def aclose(self) -> None:
+        """Commit whatever is queued, then close the connections."""
+        while self._pending or self._flushing is not None:
+            if self._flushing is None:
+                self._start_flush()
+            assert self._flushing is not None
+            await asyncio.shield(self._flushing)
+        if self._pool is not None:
+            await self._pool.close()
+            self._pool = None
+
+    async def tidy(self) -> None:
+        """Nothing: PostgreSQL's autovacuum and checkpoints look after themselves."""
+
+    # -- writing --------------------------------------------------------------------------------
+
+    def _submit(self, write: _Write) -> asyncio.Future[None]:
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[None] = loop.create_future()
+        self._pending.append((write, future))
+        if len(self._pending) == 1 and self._flushing is None:
+            loop.call_soon(self._start_flush)
+        return future
+
+    def _start_flush(self) -> None:
+        if self._flushing is None and self._pending:
+            self._flushing = asyncio.get_running_loop().create_task(self._flush())
+
+    async def _flush(self) -> None:
+        """Commit batches until nothing is queued: everything queued so far in one transaction,
+        and when that fails each write in its own."""
+        try:
+            while self._pending:
+                batch, self._pending = self._pending, []
+                started = asyncio.get_running_loop().time()
+                errors: list[BaseException | None] = [None] * len(batch)
+                async with self.pool.acquire() as connection:
+                    try:
+                        async with connection.transaction():
+                            for write, _ in batch:
+                                await write(connection)
+                    except (asyncpg.PostgresError, AppendRefused):
+                        for index, (write, _) in enumerate(batch):
+                            try:
+                                async with connection.transaction():
+                                    await write(connection)
+                            except (asyncpg.PostgresError, AppendRefused) as failure:
+                                errors[index] = _named(failure)
+                self.commit_seconds += asyncio.get_running_loop().time() - started
+                self.batches += 1
+                self.appended += len(batch)
+                for (_, future), error in zip(batch, errors, strict=True):
+                    if future.done():
+                        continue
+                    if error is None:
+                        future.set_result(None)
+                    else:
+                        future.set_exception(error)
+        except BaseException as failure:  # the connection itself failed: fail what waits
+            for _, future in self._pending:
+                if not future.done():
+                    future.set_exception(failure)
+            self._pending = []
+            raise
+        finally:
+            self._flushing = None
+
+    def append(self, room: str, *records: Record) -> asyncio.Future[None]:
+        """Queue ``records`` as one run; the future resolves once they are committed, all or
+        none. The run must follow the room's log (:class:`~server.store.AppendRefused`)."""
+        first, last = run_bounds(records)
+        blob = pack_run(records)
+
+        async def write(connection: asyncpg.Connection) -> None:
+            if await connection.execute(_APPEND, room, first, last, blob) != "INSERT 0 1":
+                raise AppendRefused(refusal_text(room, first, await _last_seq(connection, room)))
+
+        return self._submit(write)
+
+    def create_room(self, row: RoomRow) -> asyncio.Future[None]:
+        """Store a new room."""
+        values = (
+            row.id,
+            row.game,
+            json.dumps(row.options),
+            json.dumps(row.seats),
+            row.seed,
+            row.salt,
+            row.commitment,
+            row.private,
+            row.code,
+            row.host,
+            row.status,
+            row.created,
+            row.started,
+            row.finished,
+            json.dumps(row.meta),
+        )
+        sql = f"INSERT INTO rooms ({_COLUMNS}) VALUES ({', '.join(f'${n}' for n in range(1, 16))})"
+        return self._execute(sql, *values)
+
+    def update_room(self, room: str, **fields: Any) -> asyncio.Future[None]:
+        """Change some of a room's columns (``status``, ``seats``, ``started``...)."""
+        allowed = {"seats", "status", "started", "finished", "meta", "options", "host"}
+        names = sorted(fields)
+        if not names or set(names) - allowed:
+            raise ValueError(f"cannot update {names}")
+        values = [
+            json.dumps(fields[n]) if n in ("seats", "meta", "options") else fields[n] for n in names
+        ]
+        assignments = ", ".join(f"{name} = ${n}" for n, name in enumerate(names, start=1))
+        return self._execute(
+            f"UPDATE rooms SET {assignments} WHERE id = ${len(names) + 1}", *values, room
+        )
+
+    def delete_ended_before(self, cutoff: float) -> asyncio.Future[None]:
+        """Forget every finished, expired, abandoned or failed room (and its log) that ended
+        before ``cutoff`` (retention)."""
+
+        async def write(connection: asyncpg.Connection) -> None:
+            await connection.execute(f"DELETE FROM runs WHERE room IN ({_ENDED})", cutoff)
+            await connection.execute(f"DELETE FROM rooms WHERE id IN ({_ENDED})", cutoff)
+
+        return self._submit(write)
+
+    def save_identity(self, token_hash: str, name: str, created: float) -> asyncio.Future[None]:
+        """Remember a guest identity by the hash of its secret token."""
+        return self._execute(
+            "INSERT INTO identities (token_hash, name, created) VALUES ($1, $2, $3)"
+            " ON CONFLICT (token_hash) DO UPDATE SET name = $2, created = $3",
+            token_hash,
+            name,
+            created,
+        )
+
+    def add_high_score(
+        self, player: str, score: int, rank: str, room: str, at: float
+    ) -> asyncio.Future[None]:
+        """Keep a Flash 8 solo result (fewer cards left is better)."""
+        return self._execute(
+            "INSERT INTO high_scores (player, score, rank, room, at) VALUES ($1, $2, $3, $4, $5)",
+            player,
+            score,
+            rank,
+            room,
+            at,
+        )
+
+    def _execute(self, sql: str, *values: Any) -> asyncio.Future[None]:
+        async def write(connection: asyncpg.Connection) -> None:
+            await connection.execute(sql, *values)
+
+        return self._submit(write)
+
+    # -- reading --------------------------------------------------------------------------------
+
+    async def get_rooms(self, statuses: Sequence[str] | None = None) -> list[RoomRow]:
+        """Stored rooms, oldest first, optionally only those with the given statuses."""
+        if statuses:
+            rows = await self.pool.fetch(
+                f"SELECT {_COLUMNS} FROM rooms WHERE status = ANY($1) ORDER BY created",
+                list(statuses),
+            )
+        else:
+            rows = await self.pool.fetch(f"SELECT {_COLUMNS} FROM rooms ORDER BY created")
+        return [_room_row(row) for row in rows]
+
+    async def get_finished(
+        self, limit: int, game: str | None = None, offset: int = 0
+    ) -> list[RoomRow]:
+        """The most recently finished public games, newest first (optionally of one game),
+        from position ``offset`` of that order."""
+        where, params = _finished_where(game)
+        n = len(params)
+        rows = await self.pool.fetch(
+            f"SELECT {_COLUMNS} FROM rooms WHERE {where}"
+            f" ORDER BY finished DESC, id LIMIT ${n + 1} OFFSET ${n + 2}",
+            *params,
+            limit,
+            offset,
+        )
+        return [_room_row(row) for row in rows]
+
+    async def get_finished_count(self, game: str | None = None) -> int:
+        where, params = _finished_where(game)
+        return int(await self.pool.fetchval(f"SELECT COUNT(*) FROM rooms WHERE {where}", *params))
+
+    async def get_room(self, room: str) -> RoomRow | None:
+        row = await self.pool.fetchrow(f"SELECT {_COLUMNS} FROM rooms WHERE id = $1", room)
+        return None if row is None else _room_row(row)
+
+    async def get_records(self, room: str, after: int = -1) -> list[Record]:
+        """A room's log records with ``seq`` greater than ``after``, in order."""
+        runs = await self.pool.fetch(
+            "SELECT records FROM runs WHERE room = $1 AND last > $2 ORDER BY seq", room, after
+        )
+        return [record for (run,) in runs for record in unpack_run(run, after)]
+
+    async def get_identity(self, token_hash: str) -> str | None:
+        name = await self.pool.fetchval(
+            "SELECT name FROM identities WHERE token_hash = $1", token_hash
+        )
+        return None if name is None else str(name)
+
+    async def get_high_scores(
+        self, player: str | None = None, limit: int = 10
+    ) -> list[dict[str, Any]]:
+        """Best Flash 8 solo scores (lowest first), for one player or everyone."""
+        sql = "SELECT player, score, rank, room, at FROM high_scores"
+        if player is not None:
+            rows = await self.pool.fetch(
+                sql + " WHERE player = $1 ORDER BY score, at LIMIT $2", player, limit
+            )
+        else:
+            rows = await self.pool.fetch(sql + " ORDER BY score, at LIMIT $1", limit)
+        return [dict(row) for row in rows]
+
+
+async def _last_seq(connection: asyncpg.Connection, room: str) -> int:
+    last = await connection.fetchval(
+        "SELECT last FROM runs WHERE room = $1 ORDER BY seq DESC LIMIT 1", room
+    )
+    return 0 if last is None else int(last)
+
+
+def _named(failure: BaseException) -> BaseException:
+    """Two writers racing for one ``seq``: the loser's key violation, as the refusal it is."""
+    if isinstance(failure, asyncpg.UniqueViolationError) and "runs_pkey" in str(failure):
+        return AppendRefused(
+            f"a run's seq is in the log already ((room, seq) is UNIQUE): {failure}"
+        )
+    return failure
+
+
+def _finished_where(game: str | None) -> tuple[str, tuple[Any, ...]]:
+    where = "status = 'finished' AND NOT private"
+    return (where + " AND game = $1", (game,)) if game is not None else (where, ())
+
+
+def _room_row(row: asyncpg.Record) -> RoomRow:
+    return RoomRow(
+        id=row["id"],
+        game=row["game"],
+        options=json.loads(row["options"]),
+        seats=json.loads(row["seats"]),
+        seed=bytes(row["seed"]),
+        salt=bytes(row["salt"]),
+        commitment=row["commitment"],
+        private=bool(row["private"]),
+        code=row["code"],
+        host=row["host"],
+        status=row["status"],
+        created=row["created"],
+        started=row["started"],
+        finished=row["finished"],
+        meta=json.loads(row["meta"]),
+    )

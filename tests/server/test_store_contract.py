@@ -1,0 +1,267 @@
+"""The store contract (``server.store.Store``), one suite run against both stores: the embedded
+SQLite store and the PostgreSQL store of a cluster (a real server on 127.0.0.1, a database of
+this test process's own; ``tests/conftest.py``)."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import asyncpg
+import pytest
+
+from server.pgstore import PostgresStore
+from server.store import AppendRefused, EventStore, Record, RoomRow, SchemaTooNew, Store
+
+TABLES = "lumin_schema, rooms, runs, identities, high_scores"
+
+
+def row(room: str, status: str = "playing", **fields: object) -> RoomRow:
+    values: dict[str, object] = {
+        "id": room,
+        "game": "flip_over_frog",
+        "options": {"zeta": 1, "alpha": [1, 2.5, None], "mode": "race"},
+        "seats": [{"kind": "human", "user": "u1", "name": "Ada"}, {"kind": "bot", "bot": "bot"}],
+        "seed": bytes(range(16)),
+        "salt": b"\x00\xff" * 8,
+        "commitment": "c" * 64,
+        "private": False,
+        "code": None,
+        "host": "u1",
+        "status": status,
+        "created": 1.5,
+        "started": None,
+        "finished": None,
+        "meta": {"rematch": None},
+    }
+    values.update(fields)
+    return RoomRow(**values)  # type: ignore[arg-type]
+
+
+def record(seq: int, seat: int | None = 0) -> Record:
+    command = None if seat is None else {"type": "play", "tile": "R1", "space": seq}
+    return Record(seq, seq * 2, seat, command, float(seq), ({"type": "turn_passed", "n": seq},))
+
+
+async def reset_postgres(url: str) -> None:
+    connection = await asyncpg.connect(url)
+    try:
+        await connection.execute(f"DROP TABLE IF EXISTS {TABLES} CASCADE")
+    finally:
+        await connection.close()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+async def kind(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture
+async def opener(
+    kind: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> AsyncIterator[object]:
+    """Opens the store under test (again, on the same data, when called again)."""
+    opened: list[Store] = []
+    if kind == "postgresql":
+        url = request.getfixturevalue("postgres_url")
+        await reset_postgres(url)
+
+    async def open_store() -> Store:
+        store: Store
+        if kind == "sqlite":
+            store = EventStore(tmp_path / "lumin.sqlite3")
+        else:
+            store = PostgresStore(url)
+        await store.open()
+        opened.append(store)
+        return store
+
+    yield open_store
+    for store in opened:
+        await store.aclose()
+    if kind == "postgresql":  # the worker's database is shared: leave it empty
+        await reset_postgres(url)
+
+
+@pytest.fixture
+async def store(opener) -> Store:
+    return await opener()
+
+
+async def test_a_room_reads_back_exactly_as_written(store: Store) -> None:
+    written = row("r1", private=True, code="CODE42", started=2.25)
+    await store.create_room(written)
+    assert await store.get_room("r1") == written
+    assert list((await store.get_room("r1")).options) == ["zeta", "alpha", "mode"]
+    assert await store.get_room("nope") is None
+
+
+async def test_rooms_by_status_oldest_first(store: Store) -> None:
+    await store.create_room(row("b", created=2.0))
+    await store.create_room(row("a", "waiting", created=1.0))
+    await store.create_room(row("c", "finished", created=3.0, finished=4.0))
+    assert [r.id for r in await store.get_rooms()] == ["a", "b", "c"]
+    assert [r.id for r in await store.get_rooms(["waiting", "playing"])] == ["a", "b"]
+
+
+async def test_update_changes_only_the_named_columns(store: Store) -> None:
+    await store.create_room(row("r1"))
+    seats = [{"kind": "open"}, {"kind": "bot", "bot": "random"}]
+    await store.update_room("r1", status="finished", finished=9.5, seats=seats, meta={"x": 1})
+    changed = await store.get_room("r1")
+    assert changed is not None
+    assert (changed.status, changed.finished, changed.seats, changed.meta) == (
+        "finished",
+        9.5,
+        seats,
+        {"x": 1},
+    )
+    assert changed.options == row("r1").options and changed.created == 1.5
+    with pytest.raises(ValueError, match="cannot update"):
+        store.update_room("r1", seed=b"x")
+
+
+async def test_runs_read_back_in_order_from_any_seq(store: Store) -> None:
+    await store.create_room(row("r1"))
+    await store.append("r1", record(1))
+    await store.append("r1", record(2), record(3, seat=None), record(4))
+    await store.append("r1", record(5, seat=1))
+    everything = await store.get_records("r1")
+    assert everything == [record(1), record(2), record(3, seat=None), record(4), record(5, seat=1)]
+    assert [r.seq for r in await store.get_records("r1", after=2)] == [3, 4, 5]
+    assert await store.get_records("r1", after=5) == []
+    assert await store.get_records("other") == []
+
+
+async def test_an_append_must_be_one_or_more_consecutive_records(store: Store) -> None:
+    with pytest.raises(ValueError, match="at least one"):
+        store.append("r1")
+    with pytest.raises(ValueError, match="not consecutive"):
+        store.append("r1", record(1), record(3))
+
+
+@pytest.mark.parametrize(
+    ("first", "why"), [(1, "is in the log already"), (3, "is in the log already"), (6, "gap")]
+)
+async def test_an_append_that_does_not_follow_the_log_is_refused_whole(
+    store: Store, first: int, why: str
+) -> None:
+    await store.create_room(row("r1"))
+    await store.append("r1", record(1), record(2), record(3), record(4))
+    with pytest.raises(AppendRefused, match=why):
+        await store.append("r1", record(first), record(first + 1))
+    assert [r.seq for r in await store.get_records("r1")] == [1, 2, 3, 4]
+    await store.append("r1", record(5))
+    assert [r.seq for r in await store.get_records("r1")] == [1, 2, 3, 4, 5]
+
+
+async def test_the_first_run_starts_at_seq_one(store: Store) -> None:
+    with pytest.raises(AppendRefused, match="gap after seq 0"):
+        await store.append("r1", record(2))
+    await store.append("r1", record(1))
+
+
+async def test_writes_of_one_loop_turn_commit_together_and_fail_alone(store: Store) -> None:
+    await store.create_room(row("r1"))
+    await store.append("r1", record(1))
+    results = await asyncio.gather(
+        store.append("r1", record(1)),  # taken: refused
+        store.append("r1", record(2)),
+        store.append("r1", record(3)),
+        store.create_room(row("r2")),
+        return_exceptions=True,
+    )
+    assert isinstance(results[0], AppendRefused) and results[1:] == [None, None, None]
+    assert [r.seq for r in await store.get_records("r1")] == [1, 2, 3]
+    assert await store.get_room("r2") is not None
+
+
+async def test_two_appends_racing_for_one_seq_never_fork_the_log(store: Store) -> None:
+    await store.create_room(row("r1"))
+    mine, theirs = record(1, seat=0), record(1, seat=1)
+    results = await asyncio.gather(
+        store.append("r1", mine), store.append("r1", theirs), return_exceptions=True
+    )
+    assert results[0] is None and isinstance(results[1], AppendRefused)
+    assert await store.get_records("r1") == [mine]
+
+
+async def test_finished_public_games_newest_first_in_pages(store: Store) -> None:
+    for n, (game, private) in enumerate(
+        [("flash8", False), ("neon_hex", False), ("flash8", True), ("flash8", False)]
+    ):
+        await store.create_room(
+            row(f"f{n}", "finished", game=game, private=private, finished=10.0 + n)
+        )
+    await store.create_room(row("live", game="flash8"))
+    assert [r.id for r in await store.get_finished(10)] == ["f3", "f1", "f0"]
+    assert [r.id for r in await store.get_finished(10, "flash8")] == ["f3", "f0"]
+    assert [r.id for r in await store.get_finished(1, offset=1)] == ["f1"]
+    assert await store.get_finished_count() == 3
+    assert await store.get_finished_count("flash8") == 2
+    assert await store.get_finished_count("neon_flip") == 0
+
+
+@pytest.mark.parametrize("status", ["finished", "expired", "abandoned", "failed"])
+async def test_retention_deletes_ended_rooms_with_their_logs(store: Store, status: str) -> None:
+    await store.create_room(row("old", status, finished=100.0))
+    await store.create_room(row("recent", status, finished=300.0))
+    await store.create_room(row("live", created=50.0))
+    for room in ("old", "recent", "live"):
+        await store.append(room, record(1))
+    await store.delete_ended_before(200.0)
+    assert await store.get_room("old") is None and await store.get_records("old") == []
+    assert await store.get_room("recent") is not None and await store.get_room("live") is not None
+    assert len(await store.get_records("live")) == 1
+
+
+async def test_identities_by_token_hash(store: Store) -> None:
+    assert await store.get_identity("h1") is None
+    await store.save_identity("h1", "Ada", 1.0)
+    assert await store.get_identity("h1") == "Ada"
+    await store.save_identity("h1", "Ada L.", 2.0)
+    assert await store.get_identity("h1") == "Ada L."
+
+
+async def test_high_scores_fewest_cards_first(store: Store) -> None:
+    await store.add_high_score("Ada", 5, "silver", "r1", 1.0)
+    await store.add_high_score("Bea", 2, "gold", "r2", 2.0)
+    await store.add_high_score("Ada", 2, "gold", "r3", 3.0)
+    best = await store.get_high_scores()
+    assert [(s["player"], s["score"], s["room"]) for s in best] == [
+        ("Bea", 2, "r2"),
+        ("Ada", 2, "r3"),
+        ("Ada", 5, "r1"),
+    ]
+    assert best[0] == {"player": "Bea", "score": 2, "rank": "gold", "room": "r2", "at": 2.0}
+    assert [s["room"] for s in await store.get_high_scores("Ada", limit=1)] == ["r3"]
+
+
+async def test_closing_commits_what_is_queued_and_reopening_keeps_everything(opener) -> None:
+    store = await opener()
+    assert store.schema_version == 1
+    await store.create_room(row("r1"))
+    queued = store.append("r1", record(1))  # not awaited: closing must commit it
+    await store.aclose()
+    assert queued.done() and queued.exception() is None
+    again = await opener()
+    assert again.schema_version == 1
+    assert [r.seq for r in await again.get_records("r1")] == [1]
+
+
+async def test_a_store_from_a_newer_lumin_is_refused(kind: str, opener, tmp_path: Path) -> None:
+    store = await opener()
+    await store.aclose()
+    if kind == "sqlite":
+        connection = sqlite3.connect(tmp_path / "lumin.sqlite3")
+        connection.execute("PRAGMA user_version = 99")
+        connection.close()
+    else:
+        assert isinstance(store, PostgresStore)
+        connection = await asyncpg.connect(store.url)
+        await connection.execute("UPDATE lumin_schema SET version = 99")
+        await connection.close()
+    with pytest.raises(SchemaTooNew, match="schema version 99"):
+        await opener()
