@@ -15,7 +15,7 @@ import msgpack
 import pytest
 
 import server.store as store_module
-from server.store import EventStore, Record, RoomRow
+from server.store import SCHEMA_VERSION, EventStore, Record, RoomRow
 
 
 def row(room: str, status: str = "playing", finished: float | None = None) -> RoomRow:
@@ -183,9 +183,9 @@ async def test_the_wal_file_is_cut_back_when_it_starts_over(
 
 
 def test_a_store_from_before_runs_is_moved_into_runs_on_opening(tmp_path: Path) -> None:
-    """EventStore._migrate: a store whose log has one row per record (the ``records`` table
-    of earlier versions) opens with the same records, now kept as runs, and the old table
-    gone; appends go on after them."""
+    """Schema version 0, oldest layout (migration step 0 -> 1): a store whose log has one row
+    per record (the ``records`` table of earlier versions) opens with the same records, now
+    kept as runs, and the old table gone; appends go on after them."""
     path = tmp_path / "db.sqlite3"
     old = sqlite3.connect(path)
     old.execute(
@@ -219,6 +219,61 @@ def test_a_store_from_before_runs_is_moved_into_runs_on_opening(tmp_path: Path) 
     again = EventStore(path)  # nothing left to move: opening again changes nothing
     assert list(again.records("r1")) == kept
     again.close()
+
+
+async def test_an_unversioned_store_is_version_0_and_migrates_to_the_newest(
+    tmp_path: Path,
+) -> None:
+    """Schema version 0, the file every Lumin wrote before versions (its log in runs, no
+    ``user_version``): it opens at the newest version with everything in it, and appends go
+    on after its log."""
+    path = tmp_path / "db.sqlite3"
+    old = sqlite3.connect(path)
+    old.executescript(VERSION_0_SCHEMA)
+    old.execute(
+        "INSERT INTO rooms VALUES ('r1', 'flip_over_frog', '{}', '[]', x'00', x'01', 'c', 0,"
+        " NULL, NULL, 'playing', 1.0, NULL, NULL, '{}')"
+    )
+    old.execute(
+        "INSERT INTO runs VALUES ('r1', 1, 2, ?)",
+        (
+            msgpack.packb(
+                [
+                    [r.seq, r.position, r.seat, r.command, r.at, r.events]
+                    for r in (record(1), record(2))
+                ]
+            ),
+        ),
+    )
+    old.execute("INSERT INTO identities VALUES ('h', 'Ada', 1.0)")
+    old.commit()
+    assert old.execute("PRAGMA user_version").fetchone() == (0,)
+    old.close()
+    store = EventStore(path)
+    assert store.schema_version == SCHEMA_VERSION
+    assert store._reader.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
+    assert list(store.records("r1")) == [record(1), record(2)]
+    assert store.room("r1") is not None and store.identity("h") == "Ada"
+    await store.append("r1", record(3))
+    assert [r.seq for r in store.records("r1")] == [1, 2, 3]
+    store.close()
+
+
+#: The tables of every store written before schema versions (version 0), as that code made them.
+VERSION_0_SCHEMA = """
+CREATE TABLE rooms (id TEXT PRIMARY KEY, game TEXT NOT NULL, options TEXT NOT NULL,
+    seats TEXT NOT NULL, seed BLOB NOT NULL, salt BLOB NOT NULL, commitment TEXT NOT NULL,
+    private INTEGER NOT NULL DEFAULT 0, code TEXT, host TEXT, status TEXT NOT NULL,
+    created REAL NOT NULL, started REAL, finished REAL, meta TEXT NOT NULL DEFAULT '{}');
+CREATE TABLE runs (room TEXT NOT NULL, seq INTEGER NOT NULL, last INTEGER NOT NULL,
+    records BLOB NOT NULL, PRIMARY KEY (room, seq)) WITHOUT ROWID;
+CREATE TABLE identities (token_hash TEXT PRIMARY KEY, name TEXT NOT NULL, created REAL NOT NULL);
+CREATE TABLE high_scores (player TEXT NOT NULL, score INTEGER NOT NULL, rank TEXT NOT NULL,
+    room TEXT NOT NULL, at REAL NOT NULL);
+CREATE INDEX rooms_status ON rooms (status);
+CREATE INDEX rooms_finished ON rooms (status, private, finished);
+CREATE INDEX high_scores_player ON high_scores (player, score);
+"""
 
 
 async def test_records_appended_together_are_one_run_and_read_back_from_any_seq(
