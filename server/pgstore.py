@@ -24,6 +24,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 import asyncpg
+import attrs
 
 from server.store import (
     AppendRefused,
@@ -36,10 +37,10 @@ from server.store import (
     unpack_run,
 )
 
-__all__ = ["SCHEMA_VERSION", "PostgresStore"]
+__all__ = ["SCHEMA_VERSION", "Fenced", "Lease", "PostgresStore"]
 
 #: The newest schema version this code writes (``lumin_schema.version``).
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 _VERSION_1 = """
 CREATE TABLE rooms (
@@ -83,8 +84,21 @@ CREATE INDEX rooms_finished ON rooms (status, private, finished);
 CREATE INDEX high_scores_player ON high_scores (player, score);
 """
 
+#: Version 2: room ownership. One row per room owned by a node of a cluster: the owner, its
+#: epoch (rising with every change of owner: the fencing token an append must carry) and when
+#: the lease lapses unless renewed (the database's clock, the one clock every node shares).
+_VERSION_2 = """
+CREATE TABLE leases (
+    room TEXT PRIMARY KEY,
+    node TEXT NOT NULL,
+    epoch BIGINT NOT NULL,
+    expires TIMESTAMPTZ NOT NULL
+);
+CREATE INDEX leases_expires ON leases (expires);
+"""
+
 #: The DDL of each step: ``_MIGRATIONS[v]`` turns version ``v`` into ``v + 1``.
-_MIGRATIONS: list[str] = [_VERSION_1]
+_MIGRATIONS: list[str] = [_VERSION_1, _VERSION_2]
 
 #: The advisory lock key nodes take while they migrate (any constant shared by every node).
 _MIGRATION_LOCK = 0x4C554D494E  # "LUMIN"
@@ -100,6 +114,18 @@ _APPEND = (
     " = $2 - 1"
 )
 
+#: The same append, only while the room's lease still has the appender's epoch ($5).
+_FENCED_APPEND = _APPEND + " AND EXISTS (SELECT 1 FROM leases WHERE room = $1 AND epoch = $5)"
+
+_CLAIM = (
+    "INSERT INTO leases (room, node, epoch, expires)"
+    " VALUES ($1, $2, 1, now() + make_interval(secs => $3))"
+    " ON CONFLICT (room) DO UPDATE SET node = EXCLUDED.node, epoch = leases.epoch + 1,"
+    " expires = EXCLUDED.expires"
+    " WHERE leases.expires <= now() OR leases.node = EXCLUDED.node"
+    " RETURNING epoch"
+)
+
 _ENDED = (
     "SELECT id FROM rooms WHERE status IN ('finished', 'expired', 'abandoned', 'failed')"
     " AND COALESCE(finished, created) < $1"
@@ -107,6 +133,23 @@ _ENDED = (
 
 #: One write: run on the batch's connection, inside its transaction.
 _Write = Callable[[asyncpg.Connection], Awaitable[None]]
+
+
+class Fenced(AppendRefused):
+    """An append whose epoch is no longer the room's lease's: another node owns the room now
+    (the appender paused past its lease, or let the room go). Nothing of it is written; the
+    appender must let the room go."""
+
+
+@attrs.frozen
+class Lease:
+    """Who owns a room: ``node``, at ``epoch``, until ``expires`` (seconds since the epoch, by
+    the database's clock) unless renewed."""
+
+    room: str
+    node: str
+    epoch: int
+    expires: float
 
 
 class PostgresStore:
@@ -216,17 +259,89 @@ class PostgresStore:
         finally:
             self._flushing = None
 
-    def append(self, room: str, *records: Record) -> asyncio.Future[None]:
+    def append(self, room: str, *records: Record, epoch: int | None = None) -> asyncio.Future[None]:
         """Queue ``records`` as one run; the future resolves once they are committed, all or
-        none. The run must follow the room's log (:class:`~server.store.AppendRefused`)."""
+        none. The run must follow the room's log (:class:`~server.store.AppendRefused`); with
+        ``epoch`` (a cluster node's lease), the room's lease must still be at that epoch, in the
+        same statement (:class:`Fenced` otherwise): a node that lost its lease can never
+        append."""
         first, last = run_bounds(records)
         blob = pack_run(records)
 
         async def write(connection: asyncpg.Connection) -> None:
-            if await connection.execute(_APPEND, room, first, last, blob) != "INSERT 0 1":
-                raise AppendRefused(refusal_text(room, first, await _last_seq(connection, room)))
+            if epoch is None:
+                done = await connection.execute(_APPEND, room, first, last, blob)
+            else:
+                done = await connection.execute(_FENCED_APPEND, room, first, last, blob, epoch)
+            if done == "INSERT 0 1":
+                return
+            if epoch is not None:
+                held = await connection.fetchval("SELECT epoch FROM leases WHERE room = $1", room)
+                if held is None:
+                    raise Fenced(f"room {room} has no lease; nobody may append at epoch {epoch}")
+                if held != epoch:
+                    raise Fenced(
+                        f"room {room}: the lease is at epoch {held}, not {epoch}; another node"
+                        " owns the room"
+                    )
+            raise AppendRefused(refusal_text(room, first, await _last_seq(connection, room)))
 
         return self._submit(write)
+
+    # -- leases ---------------------------------------------------------------------------------
+
+    async def claim(self, room: str, node: str, ttl: float) -> int | None:
+        """Take ``room`` for ``node`` for ``ttl`` seconds when nobody holds it (no lease, or a
+        lapsed one; or ``node``'s own): its new epoch, one above the last, or ``None`` when
+        another node's lease is live. One statement, so two nodes claiming at once cannot
+        both win."""
+        epoch = await self.pool.fetchval(_CLAIM, room, node, ttl)
+        return None if epoch is None else int(epoch)
+
+    async def renew(self, room: str, node: str, epoch: int, ttl: float) -> bool:
+        """Extend ``node``'s lease of ``room`` at ``epoch`` to ``ttl`` seconds from now;
+        ``False`` when the room's lease is no longer that (another node claimed it)."""
+        done = await self.pool.execute(
+            "UPDATE leases SET expires = now() + make_interval(secs => $4)"
+            " WHERE room = $1 AND node = $2 AND epoch = $3",
+            room,
+            node,
+            epoch,
+            ttl,
+        )
+        return bool(done == "UPDATE 1")
+
+    async def release(self, room: str, node: str, epoch: int) -> bool:
+        """Let ``room`` go at once (a drain, or a node that was fenced): the lease lapses now,
+        keeping its epoch, so the next claim gets the one above. ``False`` if not held."""
+        done = await self.pool.execute(
+            "UPDATE leases SET expires = now() WHERE room = $1 AND node = $2 AND epoch = $3",
+            room,
+            node,
+            epoch,
+        )
+        return bool(done == "UPDATE 1")
+
+    async def lease(self, room: str) -> Lease | None:
+        """The room's lease (live or lapsed), or ``None`` if it never had one."""
+        row = await self.pool.fetchrow(
+            "SELECT room, node, epoch, extract(epoch FROM expires) AS expires FROM leases"
+            " WHERE room = $1",
+            room,
+        )
+        return None if row is None else _lease(row)
+
+    async def lapsed(self, limit: int = 100) -> list[Lease]:
+        """Leases of waiting or playing rooms that have lapsed (their node died, paused or let
+        them go), oldest first: the rooms a surviving node may claim."""
+        rows = await self.pool.fetch(
+            "SELECT l.room, l.node, l.epoch, extract(epoch FROM l.expires) AS expires"
+            " FROM leases l JOIN rooms r ON r.id = l.room"
+            " WHERE l.expires <= now() AND r.status IN ('waiting', 'playing')"
+            " ORDER BY l.expires LIMIT $1",
+            limit,
+        )
+        return [_lease(row) for row in rows]
 
     def create_room(self, row: RoomRow) -> asyncio.Future[None]:
         """Store a new room."""
@@ -381,6 +496,10 @@ def _named(failure: BaseException) -> BaseException:
             f"a run's seq is in the log already ((room, seq) is UNIQUE): {failure}"
         )
     return failure
+
+
+def _lease(row: asyncpg.Record) -> Lease:
+    return Lease(row["room"], row["node"], int(row["epoch"]), float(row["expires"]))
 
 
 def _finished_where(game: str | None) -> tuple[str, tuple[Any, ...]]:

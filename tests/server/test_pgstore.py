@@ -1,0 +1,128 @@
+"""The PostgreSQL store's own part, beyond the store contract: room ownership by lease with
+fencing, as a cluster's nodes use it, and its schema migrated from every older version. A real
+PostgreSQL on 127.0.0.1 (``tests/conftest.py``)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator
+
+import asyncpg
+import pytest
+
+from server.pgstore import _MIGRATIONS, SCHEMA_VERSION, Fenced, PostgresStore
+from server.store import AppendRefused
+from tests.server.test_store_contract import record, reset_postgres, row
+
+
+@pytest.fixture
+async def store(postgres_url: str) -> AsyncIterator[PostgresStore]:
+    await reset_postgres(postgres_url)
+    store = PostgresStore(postgres_url)
+    await store.open()
+    yield store
+    await store.aclose()
+    await reset_postgres(postgres_url)  # the worker's database is shared: leave it empty
+
+
+async def test_a_free_room_is_claimed_at_epoch_one_and_a_live_lease_refuses_others(
+    store: PostgresStore,
+) -> None:
+    await store.create_room(row("r1"))
+    assert await store.claim("r1", "node-a", ttl=30) == 1
+    assert await store.claim("r1", "node-b", ttl=30) is None
+    lease = await store.lease("r1")
+    assert lease is not None and (lease.node, lease.epoch) == ("node-a", 1)
+    assert 25 < lease.expires - time.time() <= 31
+    assert await store.lease("nope") is None
+
+
+async def test_a_lapsed_lease_is_claimed_by_another_node_at_a_higher_epoch(
+    store: PostgresStore,
+) -> None:
+    await store.create_room(row("r1"))
+    assert await store.claim("r1", "node-a", ttl=0.2) == 1
+    assert [lease.room for lease in await store.lapsed()] == []
+    await asyncio.sleep(0.3)
+    assert [(lease.room, lease.node) for lease in await store.lapsed()] == [("r1", "node-a")]
+    assert await store.claim("r1", "node-b", ttl=30) == 2
+    assert await store.renew("r1", "node-a", 1, ttl=30) is False, "the old owner is out"
+    assert await store.renew("r1", "node-b", 2, ttl=60) is True
+    assert (await store.lease("r1")).expires - time.time() > 55  # type: ignore[union-attr]
+    assert await store.lapsed() == []
+
+
+async def test_a_released_room_is_claimable_at_once(store: PostgresStore) -> None:
+    await store.create_room(row("r1"))
+    assert await store.claim("r1", "node-a", ttl=30) == 1
+    assert await store.release("r1", "node-b", 1) is False, "only the owner lets go"
+    assert await store.release("r1", "node-a", 1) is True
+    assert await store.claim("r1", "node-b", ttl=30) == 2
+
+
+async def test_only_one_of_two_nodes_claiming_at_once_wins(store: PostgresStore) -> None:
+    for n in range(20):
+        await store.create_room(row(f"r{n}"))
+    results = await asyncio.gather(
+        *(store.claim(f"r{n}", node, ttl=30) for n in range(20) for node in ("a", "b"))
+    )
+    for n in range(20):
+        assert sorted(results[2 * n : 2 * n + 2], key=str) == [1, None]
+
+
+async def test_an_append_from_a_stale_epoch_is_fenced_and_writes_nothing(
+    store: PostgresStore,
+) -> None:
+    await store.create_room(row("r1"))
+    assert await store.claim("r1", "node-a", ttl=0.1) == 1
+    await store.append("r1", record(1), epoch=1)
+    await asyncio.sleep(0.2)  # node-a pauses past its lease; node-b takes the room
+    assert await store.claim("r1", "node-b", ttl=30) == 2
+    with pytest.raises(Fenced, match="epoch 2, not 1"):
+        await store.append("r1", record(2), epoch=1)
+    await store.append("r1", record(2, seat=1), epoch=2)
+    assert [(r.seq, r.seat) for r in await store.get_records("r1")] == [(1, 0), (2, 1)]
+    with pytest.raises(Fenced):
+        await store.append("r1", record(3), epoch=7)
+    with pytest.raises(AppendRefused, match="is in the log already") as refused:
+        await store.append("r1", record(2), epoch=2)
+    assert not isinstance(refused.value, Fenced)
+
+
+async def test_a_room_without_a_lease_takes_no_fenced_append(store: PostgresStore) -> None:
+    await store.create_room(row("r1"))
+    with pytest.raises(Fenced, match="has no lease"):
+        await store.append("r1", record(1), epoch=1)
+    assert await store.get_records("r1") == []
+
+
+@pytest.mark.parametrize("version", range(SCHEMA_VERSION))
+async def test_every_older_schema_version_migrates_to_the_newest(
+    postgres_url: str, version: int
+) -> None:
+    await reset_postgres(postgres_url)
+    connection = await asyncpg.connect(postgres_url)
+    try:
+        await connection.execute("CREATE TABLE lumin_schema (version INTEGER)")
+        for step in _MIGRATIONS[:version]:
+            await connection.execute(step)
+        await connection.execute("INSERT INTO lumin_schema VALUES ($1)", version)
+        if version >= 1:  # data written at that version
+            await connection.execute(
+                "INSERT INTO rooms (id, game, options, seats, seed, salt, commitment, status,"
+                " created) VALUES ('r1', 'flip_over_frog', '{}', '[]', '\\x00', '\\x01', 'c',"
+                " 'playing', 1.0)"
+            )
+    finally:
+        await connection.close()
+    store = PostgresStore(postgres_url)
+    await store.open()
+    try:
+        assert store.schema_version == SCHEMA_VERSION
+        if version >= 1:
+            assert (await store.get_room("r1")) is not None
+        assert await store.claim("r1", "node-a", ttl=5) == 1
+    finally:
+        await store.aclose()
+        await reset_postgres(postgres_url)
