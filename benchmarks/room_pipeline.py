@@ -49,6 +49,9 @@ class _Peer:
     def send_frame(self, frame: bytes) -> None:
         self.frames += 1
 
+    def room_moved(self, room: str) -> None:
+        """Rooms of this benchmark never move (one process, SQLite)."""
+
 
 async def _open_room(hub: Hub, index: int) -> tuple[Room, list[_Peer]]:
     peers = [_Peer(f"r{index}u{n}") for n in range(4)]  # each room hosted by its own player

@@ -75,6 +75,8 @@ _FLAGS = [
         str,
         "A postgresql:// URL to keep rooms and logs in PostgreSQL; default: SQLite in --data.",
     ),
+    _option("node-id", str, "This node's name in a cluster (PostgreSQL store); default: random."),
+    _option("lease-ttl", _Number(float, 0.2, 600), "Seconds a room's lease lasts unless renewed."),
     _option(
         "origin",
         str,

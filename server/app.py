@@ -12,6 +12,7 @@ import asyncio
 import collections
 import contextlib
 import gc
+import secrets
 import signal
 import socket
 import sqlite3
@@ -31,6 +32,7 @@ from server.datalock import DataFolderInUse, DataLock
 from server.http import HttpRoutes
 from server.hub import Hub
 from server.metrics import Metrics
+from server.ownership import Ownership
 from server.pgstore import PostgresStore
 from server.store import EventStore, SchemaTooNew, Store
 from server.transport import ClientSocket, bind
@@ -72,10 +74,16 @@ class LuminServer:
                 reason = getattr(error, "strerror", None) or str(error)
                 raise StartupError(f"cannot use data folder {settings.data}: {reason}") from None
         self.hub = Hub(settings, self.store, self.metrics)
+        if isinstance(self.store, PostgresStore):
+            node = settings.node_id or f"node-{secrets.token_hex(3)}"
+            self.hub.ownership = Ownership(
+                self.store, node, settings.lease_ttl, self.hub.lost, self.hub.adopt
+            )
         self.limits = self.hub.limits
         self.server: Server | None = None
         self._housekeeping: asyncio.Task[None] | None = None
         self.recovered = 0
+        self.store_open = False
         #: Every open connection, and how many each client address holds.
         self.clients: set[Client] = set()
         self.per_address: collections.Counter[str] = collections.Counter()
@@ -95,6 +103,7 @@ class LuminServer:
         catalog()  # imports every game's rules now, not while the first visitor waits
         try:
             await self.store.open()
+            self.store_open = True
         except (OSError, asyncpg.PostgresError, SchemaTooNew) as error:
             listening.close()
             await self.stop()
@@ -102,6 +111,8 @@ class LuminServer:
                 f"cannot open the store {_shown(self.settings.store)}: {error}"
             ) from None
         self.recovered = await self.hub.recover()
+        if self.hub.ownership is not None:
+            self.hub.ownership.start()
         log.info("recovered", rooms=self.recovered, seconds=round(time.perf_counter() - started, 3))
         self.server = await self._listen(listening)
         self._housekeeping = asyncio.create_task(self.hub.housekeeping())
@@ -151,8 +162,19 @@ class LuminServer:
             self._housekeeping.cancel()
         if self.server is not None:
             self.server.close(close_connections=False)
+        ownership = self.hub.ownership
+        if ownership is not None:
+            await ownership.stop()
         for room in list(self.hub.rooms.values()):
             await room.stop()
+        if ownership is not None and self.store_open:
+            # Every room's last commit first, then let the rooms go, so other nodes take them
+            # at once instead of after the lease's TTL.
+            with contextlib.suppress(Exception):
+                await ownership.store.flush()
+            for room_id in list(ownership.epochs):
+                with contextlib.suppress(Exception):
+                    await ownership.release(room_id)
         if self.server is not None:
             for client in list(self.clients):
                 client.going_away()

@@ -152,6 +152,18 @@ class Client:
             self._write()  # answers made just now (a bye's) go out before the close frame
             await self.socket.close(self.conn.close_code or 1000)
 
+    def room_moved(self, room: str) -> None:
+        """``room`` moved to another node of the cluster: say ``bye`` (``going_away``) and close
+        with 1001, so the client reconnects (through any node) and resumes there."""
+        if self.dropped:
+            return
+        self.rooms.pop(room, None)
+        self.send(
+            Bye(code="going_away", message=f"Room {room} moved to another server; reconnect.")
+        )
+        self._write()
+        self.hub.spawn(self.socket.close(1001, "room moved"))
+
     def going_away(self) -> None:
         """Say ``bye`` (``going_away``) before the server closes this connection with 1001 as
         it shuts down; the frame is written at once."""

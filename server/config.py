@@ -59,6 +59,12 @@ class Settings:
     #: Where rooms, logs and identities are kept: ``None`` for the embedded SQLite file in
     #: ``data``, or a ``postgresql://`` URL (the store a cluster's nodes share).
     store: str | None = attrs.field(default=None, validator=_store_url)
+    #: This node's name among a cluster's nodes (PostgreSQL store only): who holds a room's
+    #: lease. ``None``: ``node-`` and random hex, new at every start.
+    node_id: str | None = None
+    #: Seconds a room's lease lasts unless renewed (renewed three times per TTL); a node that
+    #: dies or pauses loses its rooms to the others after at most this.
+    lease_ttl: float = attrs.field(default=5.0, validator=_within(0.2, 600))
     #: Allowed ``Origin`` headers for websocket connections; clients that send no Origin (bots,
     #: terminal clients) are always allowed. Empty means same origin: the Origin must name the
     #: Host the request was sent to.

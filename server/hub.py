@@ -37,6 +37,7 @@ from server.config import Settings
 from server.errors import Refused
 from server.limits import RateLimits
 from server.metrics import Metrics
+from server.ownership import Ownership
 from server.room import Peer, Room
 from server.seats import Seat, room_code
 from server.store import RoomRow, Store
@@ -58,6 +59,8 @@ class Hub:
         self.rooms: dict[str, Room] = {}
         self.lobby: set[Peer] = set()
         self.bots = BotSeats(settings)
+        #: In a cluster (the PostgreSQL store), this node's room leases; set by the server.
+        self.ownership: Ownership | None = None
         self._dirty: set[str] = set()
         self._removed: set[str] = set()
         self._flush: asyncio.TimerHandle | None = None
@@ -225,6 +228,9 @@ class Hub:
         )
         stored = self.store.create_room(row)
         room = Room(self, row, game)
+        if self.ownership is not None:  # a new room's first lease, queued behind its row
+            self.ownership.store.create_lease(row.id, self.ownership.node, self.ownership.ttl)
+            self.ownership.epochs[row.id] = room.lease_epoch = 1
         self._register(room)
         return room, stored
 
@@ -276,27 +282,68 @@ class Hub:
         marked ``failed`` in the store and skipped, and every other room recovers."""
         rebuilt: list[Room] = []
         for row in await self.store.get_rooms(["waiting", "playing"]):
-            try:
-                room = Room(self, row, get_game(row.game))
-                if row.status == "playing":
-                    room.restore(await self.store.get_records(row.id))
-            except Exception:
-                self._recovery_failed(row.id, None)
-                continue
-            self._register(room)
-            rebuilt.append(room)
-        count = 0
-        for room in rebuilt:
-            try:
-                if room.status == "playing":
-                    self.bots.start_room(room)
-                    room.absent_humans()
-                    room._after_change()
-            except Exception:
-                self._recovery_failed(room.id, room)
-                continue
-            count += 1
-        return count
+            epoch = None
+            if self.ownership is not None:
+                epoch = await self.ownership.claim(row.id)
+                if epoch is None:  # another node's live lease: its room, not this node's
+                    continue
+            room = await self._rebuild(row, epoch)
+            if room is not None:
+                rebuilt.append(room)
+        return sum(self._restart(room) for room in rebuilt)
+
+    async def _rebuild(self, row: RoomRow, epoch: int | None) -> Room | None:
+        """A stored room rebuilt from its log and registered (``None`` when it cannot be:
+        marked ``failed``)."""
+        try:
+            room = Room(self, row, get_game(row.game))
+            room.lease_epoch = epoch
+            if row.status == "playing":
+                room.restore(await self.store.get_records(row.id))
+        except Exception:
+            self._recovery_failed(row.id, None)
+            return None
+        self._register(room)
+        return room
+
+    def _restart(self, room: Room) -> bool:
+        """Set a rebuilt playing room's bots and timer going; ``False`` when that fails (the
+        room is marked ``failed``)."""
+        try:
+            if room.status == "playing":
+                self.bots.start_room(room)
+                room.absent_humans()
+                room._after_change()
+        except Exception:
+            self._recovery_failed(room.id, room)
+            return False
+        return True
+
+    async def adopt(self, room_id: str, epoch: int) -> bool:
+        """Take over a room whose lease this node just claimed (its owner died, paused or let
+        it go): rebuilt from its log, its timer re-armed from the state's deadline and its
+        bots seated, as at start-up. ``False`` when it is no longer waiting or playing, or
+        cannot be rebuilt."""
+        row = await self.store.get_room(room_id)
+        if row is None or row.status not in ("waiting", "playing") or room_id in self.rooms:
+            return False
+        room = await self._rebuild(row, epoch)
+        return room is not None and self._restart(room)
+
+    def lost(self, room_id: str) -> None:
+        """This node's lease on ``room_id`` went to another node: the room lets itself go."""
+        room = self.rooms.get(room_id)
+        if room is not None:
+            room.let_go()
+
+    def room_lost(self, room: Room) -> None:
+        """Forget a room another node owns now; the lobby stops listing it here."""
+        self.rooms.pop(room.id, None)
+        if self.ownership is not None:
+            self.ownership.forget(room.id)
+        if not room.private:
+            self._removed.add(room.id)
+            self._schedule()
 
     def _recovery_failed(self, room_id: str, room: Room | None) -> None:
         """Log the failure being handled, mark the room ``failed`` and forget it."""
@@ -376,6 +423,8 @@ class Hub:
     def room_closed(self, room: Room) -> None:
         """Forget a closed room and tell the lobby."""
         self.rooms.pop(room.id, None)
+        if self.ownership is not None:
+            self.ownership.forget(room.id)
         if not room.private:
             self._removed.add(room.id)
             self._schedule()
@@ -427,6 +476,8 @@ class Hub:
                 self.spawn(room.call(room.expire))
             elif room.status == "finished" and not room.peers and idle > 600:
                 self.rooms.pop(room.id, None)
+                if self.ownership is not None:
+                    self.ownership.forget(room.id)
                 self.spawn(room.stop())
         self.store.delete_ended_before(now - self.settings.retention_days * 86400)
         self.limits.prune(time.monotonic())

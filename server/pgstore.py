@@ -28,6 +28,7 @@ import attrs
 
 from server.store import (
     AppendRefused,
+    Fenced,
     Record,
     RoomRow,
     SchemaTooNew,
@@ -37,7 +38,7 @@ from server.store import (
     unpack_run,
 )
 
-__all__ = ["SCHEMA_VERSION", "Fenced", "Lease", "PostgresStore"]
+__all__ = ["SCHEMA_VERSION", "Lease", "PostgresStore"]
 
 #: The newest schema version this code writes (``lumin_schema.version``).
 SCHEMA_VERSION = 2
@@ -135,12 +136,6 @@ _ENDED = (
 _Write = Callable[[asyncpg.Connection], Awaitable[None]]
 
 
-class Fenced(AppendRefused):
-    """An append whose epoch is no longer the room's lease's: another node owns the room now
-    (the appender paused past its lease, or let the room go). Nothing of it is written; the
-    appender must let the room go."""
-
-
 @attrs.frozen
 class Lease:
     """Who owns a room: ``node``, at ``epoch``, until ``expires`` (seconds since the epoch, by
@@ -192,13 +187,17 @@ class PostgresStore:
             await connection.execute("INSERT INTO lumin_schema VALUES ($1)", SCHEMA_VERSION)
         self.schema_version = SCHEMA_VERSION
 
-    async def aclose(self) -> None:
-        """Commit whatever is queued, then close the connections."""
+    async def flush(self) -> None:
+        """Wait until everything queued so far is committed (or failed)."""
         while self._pending or self._flushing is not None:
             if self._flushing is None:
                 self._start_flush()
             assert self._flushing is not None
             await asyncio.shield(self._flushing)
+
+    async def aclose(self) -> None:
+        """Commit whatever is queued, then close the connections."""
+        await self.flush()
         if self._pool is not None:
             await self._pool.close()
             self._pool = None
@@ -310,6 +309,32 @@ class PostgresStore:
             ttl,
         )
         return bool(done == "UPDATE 1")
+
+    def create_lease(self, room: str, node: str, ttl: float) -> asyncio.Future[None]:
+        """Queue the first lease of a new room (epoch 1) for ``node``, committed in order with
+        the room's row and its appends, so its first append already finds it."""
+        return self._execute(
+            "INSERT INTO leases (room, node, epoch, expires)"
+            " VALUES ($1, $2, 1, now() + make_interval(secs => $3))",
+            room,
+            node,
+            ttl,
+        )
+
+    async def renew_all(self, node: str, epochs: dict[str, int], ttl: float) -> set[str]:
+        """:meth:`renew` for every room of ``epochs`` (room -> epoch) in one statement: the
+        rooms whose lease ``node`` still holds, now ``ttl`` seconds from lapsing."""
+        rows = await self.pool.fetch(
+            "UPDATE leases SET expires = now() + make_interval(secs => $4)"
+            " FROM unnest($2::text[], $3::bigint[]) AS held(room, epoch)"
+            " WHERE leases.room = held.room AND leases.epoch = held.epoch AND leases.node = $1"
+            " RETURNING leases.room",
+            node,
+            list(epochs),
+            list(epochs.values()),
+            ttl,
+        )
+        return {row["room"] for row in rows}
 
     async def release(self, room: str, node: str, epoch: int) -> bool:
         """Let ``room`` go at once (a drain, or a node that was fenced): the lease lapses now,

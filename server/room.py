@@ -57,7 +57,7 @@ from server.mailbox import Mailbox, Work
 from server.metrics import Metrics
 from server.resume import plan_resume
 from server.seats import Seat, check_start, join_kind, seat_of, seat_specs
-from server.store import Record, RoomRow
+from server.store import Fenced, Record, RoomRow
 
 __all__ = ["Peer", "Room", "RoomBots", "RoomHost", "RoomStore"]
 
@@ -86,11 +86,18 @@ class Peer(Protocol):
         """Queue an already encoded frame for this client (never blocks)."""
         ...
 
+    def room_moved(self, room: str) -> None:
+        """``room`` is no longer on this node (another node of the cluster owns it now): the
+        client must reconnect to play or watch it on."""
+        ...
+
 
 class RoomStore(Protocol):
     """What a room writes to the store (``server.store.EventStore``)."""
 
-    def append(self, room: str, *records: Record) -> asyncio.Future[None]: ...
+    def append(
+        self, room: str, *records: Record, epoch: int | None = None
+    ) -> asyncio.Future[None]: ...
 
     def update_room(self, room: str, **fields: Any) -> asyncio.Future[None]: ...
 
@@ -139,6 +146,10 @@ class RoomHost(Protocol):
         """Run a coroutine in the background, its failure logged."""
         ...
 
+    def room_lost(self, room: Room) -> None:
+        """``room`` let itself go (another node owns it now): forget it here."""
+        ...
+
     def game_finished(self, room: Room, outcome: Outcome) -> None:
         """A room's game ended (high scores)."""
         ...
@@ -179,6 +190,9 @@ class Room:
         self.state: Any = None
         self.seq = 0
         self.position = 0
+        #: In a cluster, this node's lease on the room (every append carries it); ``None`` on
+        #: a store without leases.
+        self.lease_epoch: int | None = None
         # Viewers: every connection in the room, with the seat it sees (None: spectator).
         self.peers: dict[Peer, Viewer] = {}
         self._patcher = game if isinstance(game, ViewPatcher) else None
@@ -232,6 +246,14 @@ class Room:
                 for future in delivery.answers:
                     if not future.done():
                         future.set_exception(refusal)
+            except _Lost:  # another node owns the room now: nothing here was committed
+                for future in delivery.answers:
+                    if not future.done():
+                        future.set_exception(
+                            Refused(ErrorCode.SHUTTING_DOWN, "The room moved to another server.")
+                        )
+                self.let_go()
+                return
             except Exception as error:  # an engine or server bug stays in this room
                 log.exception("room_failure")
                 for future in delivery.answers:
@@ -588,7 +610,10 @@ class Room:
         viewer; ``changed`` are the seats whose legal commands the steps may have changed
         (``None``: any)."""
         appended = time.perf_counter()
-        await self.hub.store.append(self.id, *records)
+        try:
+            await self.hub.store.append(self.id, *records, epoch=self.lease_epoch)
+        except Fenced:
+            raise _Lost from None
         self.hub.metrics.append.observe(time.perf_counter() - appended)
         # Durable: from here a failure cannot be answered as a refusal, so it closes the room
         # (it is rebuilt from its log on the next start).
@@ -769,6 +794,26 @@ class Room:
         self.hub.store.update_room(self.id, status="abandoned", finished=time.time())
         self._close("abandoned")
 
+    def let_go(self) -> None:
+        """Another node owns this room now (its lease was lost, or an append was fenced):
+        stop its timer and bots, answer what is queued, tell its clients to reconnect
+        (:meth:`Peer.room_moved`) and forget it here. Nothing is written: the log is the new
+        owner's."""
+        if self.closed:
+            return
+        log.info("room_let_go", room=self.id, epoch=self.lease_epoch)
+        self.closed = True
+        if self._timer is not None:
+            self._timer.cancel()
+        self.hub.bots.stop_room(self)
+        self._mailbox.refuse_all(
+            ErrorCode.SHUTTING_DOWN, f"Room {self.id} moved to another server; reconnect."
+        )
+        for peer in list(self.peers):
+            peer.room_moved(self.id)
+        self.peers.clear()
+        self.hub.room_lost(self)
+
     def _close(self, reason: str) -> None:
         """Close the room for good: tell its viewers, answer what is queued, forget it."""
         self.closed = True
@@ -785,3 +830,7 @@ class Room:
 
 class _Broken(Exception):
     """The room's state can no longer be trusted: it closes."""
+
+
+class _Lost(Exception):
+    """The room's lease is another node's now: this node lets it go."""

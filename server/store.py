@@ -51,6 +51,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "AppendRefused",
     "EventStore",
+    "Fenced",
     "Record",
     "RoomRow",
     "SchemaTooNew",
@@ -119,6 +120,12 @@ class AppendRefused(Exception):
     the room's last (a run already there, or a gap). Nothing of it is written."""
 
 
+class Fenced(AppendRefused):
+    """An append whose epoch is no longer the room's lease's: another node owns the room now
+    (the appender paused past its lease, or let the room go). Nothing of it is written; the
+    appender must let the room go."""
+
+
 class SchemaTooNew(Exception):
     """A store written by a newer Lumin (its schema version is past the one this code knows)."""
 
@@ -182,9 +189,11 @@ class Store(Protocol):
         """Housekeeping the store itself needs now and then (the server calls it every few
         seconds), off the event loop's critical path."""
 
-    def append(self, room: str, *records: Record) -> asyncio.Future[None]:
+    def append(self, room: str, *records: Record, epoch: int | None = None) -> asyncio.Future[None]:
         """Append a run of consecutive records; it must follow the room's log
-        (:class:`AppendRefused` otherwise), all of it or none."""
+        (:class:`AppendRefused` otherwise), all of it or none. ``epoch`` is a cluster node's
+        lease on the room (stores with leases only): the append is refused unless the room's
+        lease is still at it."""
         ...
 
     def create_room(self, row: RoomRow) -> asyncio.Future[None]: ...
@@ -506,11 +515,13 @@ class EventStore:
             if future is not None:
                 _settle(future, error)
 
-    def append(self, room: str, *records: Record) -> asyncio.Future[None]:
+    def append(self, room: str, *records: Record, epoch: int | None = None) -> asyncio.Future[None]:
         """Queue ``records`` (consecutive, in order) for the next batch, as one run; the future
         resolves once they are committed, all of them or none (a room's log never has a gap).
         The run must follow the room's log: a first ``seq`` other than the one after the room's
         last fails with :class:`AppendRefused` (a log never forks or skips)."""
+        if epoch is not None:
+            raise ValueError("the SQLite store keeps no leases: a room on it appends no epoch")
         first, last = run_bounds(records)
         return self._submit(
             _APPEND, (room, first, last, pack_run(records), room, first - 1), checked=True

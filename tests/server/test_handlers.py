@@ -63,6 +63,9 @@ class StandIn:
     def send_frame(self, frame: bytes) -> None:
         self.sent.append(decode(frame, sender="server"))
 
+    def room_moved(self, room: str) -> None:
+        self.rooms.pop(room, None)
+
     async def hello(self, name: str = "Ada", token: str | None = None) -> list[Message]:
         """Greet the server the way a client does: the frame through the sans-I/O connection
         (which picks the version), then its handler."""

@@ -11,8 +11,8 @@ from collections.abc import AsyncIterator
 import asyncpg
 import pytest
 
-from server.pgstore import _MIGRATIONS, SCHEMA_VERSION, Fenced, PostgresStore
-from server.store import AppendRefused
+from server.pgstore import _MIGRATIONS, SCHEMA_VERSION, PostgresStore
+from server.store import AppendRefused, Fenced
 from tests.server.test_store_contract import record, reset_postgres, row
 
 

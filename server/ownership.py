@@ -1,0 +1,112 @@
+"""Which rooms this node owns, when its store is the PostgreSQL store a cluster shares.
+
+Each room has one owner at a time, through its lease row (:mod:`server.pgstore`): a node
+claims a room when it creates it, when it rebuilds it at start, or when the room's lease has
+lapsed (its owner died, paused past the lease, or let it go); the claim raises the lease's
+epoch, and every append the room makes carries that epoch, so an owner that lost its lease can
+never append again. :class:`Ownership` renews every lease this node holds three times per TTL
+in one statement, and each round claims lapsed rooms (a few per round, so the survivors of a
+dead node share its rooms) and hands them to the hub to rebuild. A lease it fails to renew, or
+an append refused as :class:`~server.pgstore.Fenced`, makes the hub let the room go at once.
+
+PostgreSQL's clock is the one the leases run on, so nodes' clocks need not agree.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable
+
+import structlog
+
+from server.pgstore import PostgresStore
+
+__all__ = ["CLAIMS_PER_ROUND", "Ownership"]
+
+log = structlog.get_logger("lumin.ownership")
+
+#: Lapsed rooms one node claims per renewal round: the rest wait a round, for other nodes.
+CLAIMS_PER_ROUND = 8
+
+
+class Ownership:
+    """The leases of one node (``node``) on ``store``, each ``ttl`` seconds long.
+
+    ``lost(room_id)`` is called when a lease could not be renewed (another node has the room);
+    ``adopt(room_id, epoch)`` when this node claimed a lapsed room, which it must rebuild (it
+    returns ``False`` when it could not, and the lease is let go)."""
+
+    def __init__(
+        self,
+        store: PostgresStore,
+        node: str,
+        ttl: float,
+        lost: Callable[[str], None],
+        adopt: Callable[[str, int], Awaitable[bool]],
+    ) -> None:
+        self.store = store
+        self.node = node
+        self.ttl = ttl
+        self.epochs: dict[str, int] = {}
+        self._lost = lost
+        self._adopt = adopt
+        self._task: asyncio.Task[None] | None = None
+
+    async def claim(self, room: str) -> int | None:
+        """Take ``room`` (a new one, or one to rebuild): its epoch, or ``None`` when another
+        node's lease on it is live."""
+        epoch = await self.store.claim(room, self.node, self.ttl)
+        if epoch is not None:
+            self.epochs[room] = epoch
+        return epoch
+
+    def forget(self, room: str) -> None:
+        """Stop renewing ``room`` (it finished, closed or was lost); its lease lapses."""
+        self.epochs.pop(room, None)
+
+    async def release(self, room: str) -> None:
+        """Let ``room`` go at once, so another node can claim it without waiting for the TTL."""
+        epoch = self.epochs.pop(room, None)
+        if epoch is not None:
+            await self.store.release(room, self.node, epoch)
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._run(), name=f"ownership-{self.node}")
+
+    async def stop(self) -> None:
+        """Stop renewing and claiming (the leases lapse by themselves, or :meth:`release`)."""
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+
+    async def _run(self) -> None:
+        while True:
+            await asyncio.sleep(self.ttl / 3)
+            try:
+                await self.round()
+            except Exception:  # the store away for a moment: the next round tries again
+                log.exception("lease_round_failed", node=self.node)
+
+    async def round(self) -> None:
+        """One renewal round: renew every lease held, let go of the lost ones, then claim up
+        to :data:`CLAIMS_PER_ROUND` lapsed rooms and hand them to the hub."""
+        held = dict(self.epochs)
+        if held:
+            kept = await self.store.renew_all(self.node, held, self.ttl)
+            for room in held.keys() - kept:
+                if self.epochs.get(room) == held[room]:
+                    del self.epochs[room]
+                    log.info("lease_lost", room=room, node=self.node, epoch=held[room])
+                    self._lost(room)
+        for lease in await self.store.lapsed(CLAIMS_PER_ROUND):
+            if lease.room in self.epochs:
+                continue
+            epoch = await self.claim(lease.room)
+            if epoch is None:
+                continue
+            log.info("room_claimed", room=lease.room, node=self.node, epoch=epoch, was=lease.node)
+            if not await self._adopt(lease.room, epoch):
+                await self.release(lease.room)
