@@ -409,6 +409,7 @@ class PostgresStore:
         before ``cutoff`` (retention)."""
 
         async def write(connection: asyncpg.Connection) -> None:
+            await connection.execute(f"DELETE FROM leases WHERE room IN ({_ENDED})", cutoff)
             await connection.execute(f"DELETE FROM runs WHERE room IN ({_ENDED})", cutoff)
             await connection.execute(f"DELETE FROM rooms WHERE id IN ({_ENDED})", cutoff)
 

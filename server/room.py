@@ -813,6 +813,8 @@ class Room:
             peer.room_moved(self.id)
         self.peers.clear()
         self.hub.room_lost(self)
+        if self._task is not None and self._task is not asyncio.current_task():
+            self._task.cancel()  # told from outside (a lease not renewed): the task ends too
 
     def _close(self, reason: str) -> None:
         """Close the room for good: tell its viewers, answer what is queued, forget it."""

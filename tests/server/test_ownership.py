@@ -151,3 +151,20 @@ async def test_a_room_created_on_a_node_is_leased_to_it(nodes) -> None:
     assert lease.expires > time.time()
     assert a.hub.ownership.epochs == {room: 1}
     await ada.close()
+
+
+async def test_a_lease_another_node_took_is_noticed_at_renewal_and_the_room_let_go(
+    nodes,
+) -> None:
+    a = await nodes("node-a")
+    ada = await LuminClient.connect(f"ws://127.0.0.1:{a.port}/ws", "Ada")
+    room = await ada.create_room("flip_over_frog", seats=[human(), bot()], sit=0)
+    await ada.start(room)
+    live = a.hub.rooms[room]
+    # Another node takes the room while node A's lease has lapsed (A was slow to renew).
+    await a.store.release(room, "node-a", 1)
+    assert await a.store.claim(room, "node-x", ttl=30) == 2
+    await until(lambda: room not in a.hub.rooms, 3 * TTL)
+    assert live.closed and a.hub.ownership.epochs == {}
+    await until(lambda: live._task is not None and live._task.done(), TTL)
+    await ada.close()

@@ -90,6 +90,15 @@ async def test_an_append_from_a_stale_epoch_is_fenced_and_writes_nothing(
     assert not isinstance(refused.value, Fenced)
 
 
+async def test_retention_deletes_an_ended_rooms_lease_with_it(store: PostgresStore) -> None:
+    await store.create_room(row("old", "finished", finished=100.0))
+    await store.create_room(row("live"))
+    for room in ("old", "live"):
+        assert await store.claim(room, "node-a", ttl=30) == 1
+    await store.delete_ended_before(200.0)
+    assert await store.lease("old") is None and await store.lease("live") is not None
+
+
 async def test_a_room_without_a_lease_takes_no_fenced_append(store: PostgresStore) -> None:
     await store.create_room(row("r1"))
     with pytest.raises(Fenced, match="has no lease"):
