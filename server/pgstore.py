@@ -118,6 +118,21 @@ _APPEND = (
 #: The same append, only while the room's lease still has the appender's epoch ($5).
 _FENCED_APPEND = _APPEND + " AND EXISTS (SELECT 1 FROM leases WHERE room = $1 AND epoch = $5)"
 
+#: Several rooms' appends (one run each) in one statement: each inserted only when it follows
+#: its room's log and, with an epoch, while the room's lease is at it; a run another writer
+#: inserted first is skipped (not an error), and the rooms written are returned.
+_APPEND_MANY = (
+    "INSERT INTO runs (room, seq, last, records)"
+    " SELECT b.room, b.seq, b.last, b.records"
+    " FROM unnest($1::text[], $2::int[], $3::int[], $4::bytea[], $5::bigint[])"
+    " AS b(room, seq, last, records, epoch)"
+    " WHERE COALESCE((SELECT r.last FROM runs r WHERE r.room = b.room"
+    " ORDER BY r.seq DESC LIMIT 1), 0) = b.seq - 1"
+    " AND (b.epoch IS NULL OR EXISTS"
+    " (SELECT 1 FROM leases l WHERE l.room = b.room AND l.epoch = b.epoch))"
+    " ON CONFLICT DO NOTHING RETURNING room"
+)
+
 _CLAIM = (
     "INSERT INTO leases (room, node, epoch, expires)"
     " VALUES ($1, $2, 1, now() + make_interval(secs => $3))"
@@ -134,6 +149,45 @@ _ENDED = (
 
 #: One write: run on the batch's connection, inside its transaction.
 _Write = Callable[[asyncpg.Connection], Awaitable[None]]
+
+
+@attrs.frozen
+class _Append:
+    """An append waiting in a batch: a write of its own, or one row of the batch's
+    :data:`_APPEND_MANY`."""
+
+    room: str
+    first: int
+    last: int
+    blob: bytes
+    epoch: int | None
+
+    async def __call__(self, connection: asyncpg.Connection) -> None:
+        if self.epoch is None:
+            done = await connection.execute(_APPEND, self.room, self.first, self.last, self.blob)
+        else:
+            done = await connection.execute(
+                _FENCED_APPEND, self.room, self.first, self.last, self.blob, self.epoch
+            )
+        if done != "INSERT 0 1":
+            raise await self.refusal(connection)
+
+    async def refusal(self, connection: asyncpg.Connection) -> AppendRefused:
+        """Why this run was not written: a lease at another epoch (:class:`Fenced`), or a log
+        it does not follow."""
+        if self.epoch is not None:
+            held = await connection.fetchval("SELECT epoch FROM leases WHERE room = $1", self.room)
+            if held is None:
+                return Fenced(
+                    f"room {self.room} has no lease; nobody may append at epoch {self.epoch}"
+                )
+            if held != self.epoch:
+                return Fenced(
+                    f"room {self.room}: the lease is at epoch {held}, not {self.epoch};"
+                    " another node owns the room"
+                )
+        last = await _last_seq(connection, self.room)
+        return AppendRefused(refusal_text(self.room, self.first, last))
 
 
 @attrs.frozen
@@ -230,9 +284,9 @@ class PostgresStore:
                 async with self.pool.acquire() as connection:
                     try:
                         async with connection.transaction():
-                            for write, _ in batch:
-                                await write(connection)
+                            await self._together(connection, batch, errors)
                     except (asyncpg.PostgresError, AppendRefused):
+                        errors = [None] * len(batch)
                         for index, (write, _) in enumerate(batch):
                             try:
                                 async with connection.transaction():
@@ -258,6 +312,40 @@ class PostgresStore:
         finally:
             self._flushing = None
 
+    @staticmethod
+    async def _together(
+        connection: asyncpg.Connection,
+        batch: list[tuple[_Write, asyncio.Future[None]]],
+        errors: list[BaseException | None],
+    ) -> None:
+        """A batch in the open transaction: every write but the appends in order, then the
+        appends of different rooms as one statement (a refused one gets its reason in
+        ``errors``; the others commit). A batch with two appends for one room runs them one
+        by one, in order."""
+        appends = [(n, write) for n, (write, _) in enumerate(batch) if isinstance(write, _Append)]
+        rooms = [write.room for _, write in appends]
+        together = len(appends) > 1 and len(set(rooms)) == len(rooms)
+        for write, _ in batch:
+            if not (together and isinstance(write, _Append)):
+                await write(connection)
+        if not together:
+            return
+        runs = [write for _, write in appends]
+        written = {
+            row["room"]
+            for row in await connection.fetch(
+                _APPEND_MANY,
+                rooms,
+                [run.first for run in runs],
+                [run.last for run in runs],
+                [run.blob for run in runs],
+                [run.epoch for run in runs],
+            )
+        }
+        for n, run in appends:
+            if run.room not in written:
+                errors[n] = await run.refusal(connection)
+
     def append(self, room: str, *records: Record, epoch: int | None = None) -> asyncio.Future[None]:
         """Queue ``records`` as one run; the future resolves once they are committed, all or
         none. The run must follow the room's log (:class:`~server.store.AppendRefused`); with
@@ -265,27 +353,7 @@ class PostgresStore:
         same statement (:class:`Fenced` otherwise): a node that lost its lease can never
         append."""
         first, last = run_bounds(records)
-        blob = pack_run(records)
-
-        async def write(connection: asyncpg.Connection) -> None:
-            if epoch is None:
-                done = await connection.execute(_APPEND, room, first, last, blob)
-            else:
-                done = await connection.execute(_FENCED_APPEND, room, first, last, blob, epoch)
-            if done == "INSERT 0 1":
-                return
-            if epoch is not None:
-                held = await connection.fetchval("SELECT epoch FROM leases WHERE room = $1", room)
-                if held is None:
-                    raise Fenced(f"room {room} has no lease; nobody may append at epoch {epoch}")
-                if held != epoch:
-                    raise Fenced(
-                        f"room {room}: the lease is at epoch {held}, not {epoch}; another node"
-                        " owns the room"
-                    )
-            raise AppendRefused(refusal_text(room, first, await _last_seq(connection, room)))
-
-        return self._submit(write)
+        return self._submit(_Append(room, first, last, pack_run(records), epoch))
 
     # -- leases ---------------------------------------------------------------------------------
 

@@ -7,6 +7,7 @@ import asyncio
 import random
 import time
 
+import attrs
 import pytest
 from websockets.asyncio.client import connect as ws_connect
 
@@ -96,6 +97,8 @@ async def test_turn_clock_moves_for_a_player_who_takes_too_long(
 
 
 async def test_a_person_takes_over_a_bot_seat_mid_game(connect, server: LuminServer) -> None:
+    # Bots at 50 ms a move: at the tests' 0 s the two could finish before Ada joins.
+    server.hub.bots.settings = attrs.evolve(server.settings, bot_delay=0.05)
     ada: LuminClient = await connect("Ada")
     room = await ada.create_room("flip_over_frog", seats=[bot(), bot()])
     await ada.watch(room)

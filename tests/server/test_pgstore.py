@@ -99,6 +99,21 @@ async def test_retention_deletes_an_ended_rooms_lease_with_it(store: PostgresSto
     assert await store.lease("old") is None and await store.lease("live") is not None
 
 
+async def test_fenced_appends_of_many_rooms_in_one_turn(store: PostgresStore) -> None:
+    for room in ("r1", "r2", "r3"):
+        await store.create_room(row(room))
+        assert await store.claim(room, "node-a", ttl=30) == 1
+    results = await asyncio.gather(
+        store.append("r1", record(1), epoch=1),
+        store.append("r2", record(1), epoch=2),  # a stale or future epoch: fenced
+        store.append("r3", record(1)),  # no epoch: the log's condition alone
+        return_exceptions=True,
+    )
+    assert results[0] is None and results[2] is None
+    assert isinstance(results[1], Fenced) and "epoch 1, not 2" in str(results[1])
+    assert [len(await store.get_records(room)) for room in ("r1", "r2", "r3")] == [1, 0, 1]
+
+
 async def test_a_room_without_a_lease_takes_no_fenced_append(store: PostgresStore) -> None:
     await store.create_room(row("r1"))
     with pytest.raises(Fenced, match="has no lease"):

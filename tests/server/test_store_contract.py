@@ -182,6 +182,26 @@ async def test_writes_of_one_loop_turn_commit_together_and_fail_alone(store: Sto
     assert await store.get_room("r2") is not None
 
 
+async def test_appends_of_many_rooms_in_one_turn_are_decided_each_on_its_own(
+    store: Store,
+) -> None:
+    for room in ("r1", "r2", "r3", "r4"):
+        await store.create_room(row(room))
+        await store.append(room, record(1))
+    results = await asyncio.gather(
+        store.append("r1", record(2)),
+        store.append("r2", record(1)),  # taken
+        store.append("r3", record(2), record(3)),
+        store.append("r4", record(5)),  # a gap
+        return_exceptions=True,
+    )
+    assert results[0] is None and results[2] is None
+    assert isinstance(results[1], AppendRefused) and "in the log already" in str(results[1])
+    assert isinstance(results[3], AppendRefused) and "gap after seq 1" in str(results[3])
+    logs = [[r.seq for r in await store.get_records(room)] for room in ("r1", "r2", "r3", "r4")]
+    assert logs == [[1, 2], [1], [1, 2, 3], [1]]
+
+
 async def test_two_appends_racing_for_one_seq_never_fork_the_log(store: Store) -> None:
     await store.create_room(row("r1"))
     mine, theirs = record(1, seat=0), record(1, seat=1)
