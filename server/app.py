@@ -17,7 +17,6 @@ import signal
 import socket
 import sqlite3
 import time
-import urllib.parse
 from collections.abc import Callable
 
 import asyncpg
@@ -27,7 +26,7 @@ from websockets.asyncio.server import ServerConnection as Socket
 
 from server.catalog import catalog
 from server.client import Client
-from server.config import Settings
+from server.config import Settings, shown_url
 from server.datalock import DataFolderInUse, DataLock
 from server.http import HttpRoutes
 from server.hub import Hub
@@ -108,11 +107,13 @@ class LuminServer:
             listening.close()
             await self.stop()
             raise StartupError(
-                f"cannot open the store {_shown(self.settings.store)}: {error}"
+                f"cannot open the store {shown_url(self.settings.store)}: {error}"
             ) from None
+        if self.hub.ownership is not None:  # renewing from the first claim of the recovery
+            self.hub.ownership.start()
         self.recovered = await self.hub.recover()
         if self.hub.ownership is not None:
-            self.hub.ownership.start()
+            self.hub.ownership.claiming = True
         log.info("recovered", rooms=self.recovered, seconds=round(time.perf_counter() - started, 3))
         self.server = await self._listen(listening)
         self._housekeeping = asyncio.create_task(self.hub.housekeeping())
@@ -208,14 +209,3 @@ async def run(settings: Settings, ready: Callable[[LuminServer], None] | None = 
     await stop
     log.info("shutting_down")
     await server.stop()
-
-
-def _shown(url: str | None) -> str:
-    """A store URL as it may be printed: without its password."""
-    if url is None:
-        return "(SQLite)"
-    parts = urllib.parse.urlsplit(url)
-    if parts.password is None:
-        return url
-    netloc = parts.netloc.replace(f":{parts.password}@", ":***@")
-    return urllib.parse.urlunsplit(parts._replace(netloc=netloc))

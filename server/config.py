@@ -8,12 +8,13 @@ flags check the same ranges, and ``docs/operating.md`` lists each with its varia
 from __future__ import annotations
 
 import math
+import urllib.parse
 from pathlib import Path
 from typing import Any
 
 import attrs
 
-__all__ = ["LOG_LEVELS", "Settings"]
+__all__ = ["LOG_LEVELS", "Settings", "shown_url"]
 
 #: The ``--log-level`` choices.
 LOG_LEVELS = ("debug", "info", "warning", "error")
@@ -42,10 +43,30 @@ def _networks(instance: Any, attribute: attrs.Attribute[Any], value: tuple[str, 
     parse_networks(value)
 
 
+def shown_url(url: str | None) -> str:
+    """A store URL as it may be printed or logged: its password (in the address or as a
+    ``password=`` parameter) masked; ``None`` is the embedded SQLite store."""
+    if url is None:
+        return "(SQLite in the data folder)"
+    parts = urllib.parse.urlsplit(url)
+    netloc = parts.netloc
+    if parts.password is not None:
+        netloc = netloc.replace(f":{parts.password}@", ":***@", 1)
+    query = urllib.parse.urlencode(
+        [
+            (key, "***" if key == "password" else value)
+            for key, value in urllib.parse.parse_qsl(parts.query, keep_blank_values=True)
+        ],
+        safe="*",
+    )
+    return urllib.parse.urlunsplit(parts._replace(netloc=netloc, query=query))
+
+
 def _store_url(instance: Any, attribute: attrs.Attribute[Any], value: str | None) -> None:
     if value is not None and not value.startswith(("postgresql://", "postgres://")):
         raise ValueError(
-            f"store is a postgresql:// URL (or unset for SQLite in the data folder), not {value!r}"
+            "store is a postgresql:// URL (or unset for SQLite in the data folder),"
+            f" not {shown_url(value)!r}"
         )
 
 
@@ -58,7 +79,7 @@ class Settings:
     data: Path = Path("data")
     #: Where rooms, logs and identities are kept: ``None`` for the embedded SQLite file in
     #: ``data``, or a ``postgresql://`` URL (the store a cluster's nodes share).
-    store: str | None = attrs.field(default=None, validator=_store_url)
+    store: str | None = attrs.field(default=None, validator=_store_url, repr=shown_url)
     #: This node's name among a cluster's nodes (PostgreSQL store only): who holds a room's
     #: lease. ``None``: ``node-`` and random hex, new at every start.
     node_id: str | None = None

@@ -3,8 +3,9 @@ hook: the websocket upgrade's admission (``/ws``: Origin, connections per addres
 rate), ``/healthz``, ``/metrics``, ``/highscores``, finished games' logs
 (``/rooms/<id>/log``) and the browser client's static files (``/``).
 
-Query strings are parsed with the standard library (:func:`urllib.parse.parse_qs`). Nothing
-here awaits: each answer is built from memory or one store read.
+Query strings are parsed with the standard library (:func:`urllib.parse.parse_qs`). Each
+answer is built from memory or from one or two store reads (awaited: the store's reads are
+coroutines).
 """
 
 from __future__ import annotations

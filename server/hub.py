@@ -229,8 +229,12 @@ class Hub:
         stored = self.store.create_room(row)
         room = Room(self, row, game)
         if self.ownership is not None:  # a new room's first lease, queued behind its row
-            self.ownership.store.create_lease(row.id, self.ownership.node, self.ownership.ttl)
-            self.ownership.epochs[row.id] = room.lease_epoch = 1
+            room.lease_epoch = 1
+            self.ownership.leased(
+                row.id,
+                1,
+                self.ownership.store.create_lease(row.id, self.ownership.node, self.ownership.ttl),
+            )
         self._register(room)
         return room, stored
 
@@ -266,7 +270,7 @@ class Hub:
         new, stored = self._create(room.game, room.options, seats, peer.user, room.private, meta)
         new.address = peer.address
         room.meta["rematch"] = new.id  # before any await: a second request finds this room
-        self.store.update_room(room.id, meta=room.meta)
+        self.store.update_room(room.id, epoch=room.lease_epoch, meta=room.meta)
         await stored
         frame = encode(RematchCreated(room=room.id, new_room=new.id))
         for other in room.peers:
@@ -349,7 +353,11 @@ class Hub:
         """Log the failure being handled, mark the room ``failed`` and forget it."""
         log.exception("room_recovery_failed", room=room_id)
         self.metrics.room_failures.inc()
-        self.store.update_room(room_id, status="failed")
+        epoch = None
+        if self.ownership is not None:
+            epoch = self.ownership.epochs.get(room_id)
+            self.ownership.forget(room_id)
+        self.store.update_room(room_id, epoch=epoch, status="failed")
         if room is not None:
             self.rooms.pop(room_id, None)
             self.spawn(room.stop())
@@ -472,7 +480,7 @@ class Hub:
             idle = now - room.touched
             if room.status == "waiting" and not room.peers and idle > self.settings.idle_expiry:
                 log.info("room_expired", room=room.id)
-                self.store.update_room(room.id, status="expired")
+                self.store.update_room(room.id, epoch=room.lease_epoch, status="expired")
                 self.spawn(room.call(room.expire))
             elif room.status == "finished" and not room.peers and idle > 600:
                 self.rooms.pop(room.id, None)

@@ -49,6 +49,11 @@ class Ownership:
         self.node = node
         self.ttl = ttl
         self.epochs: dict[str, int] = {}
+        #: New rooms' first leases, queued in the store and not committed yet: renewed only
+        #: once they are (a renewal before would find no row and think the room lost).
+        self._creating: dict[str, int] = {}
+        #: Whether rounds claim lapsed rooms (not while the server is still recovering its own).
+        self.claiming = False
         self._lost = lost
         self._adopt = adopt
         self._task: asyncio.Task[None] | None = None
@@ -61,9 +66,25 @@ class Ownership:
             self.epochs[room] = epoch
         return epoch
 
+    def leased(self, room: str, epoch: int, committed: asyncio.Future[None]) -> None:
+        """A new room's lease at ``epoch`` is on its way to the store (``committed``): renew it
+        from the round after it is written."""
+        self._creating[room] = epoch
+
+        def done(future: asyncio.Future[None]) -> None:
+            if self._creating.pop(room, None) is None:
+                return  # forgotten meanwhile
+            if future.cancelled() or future.exception() is not None:
+                log.error("lease_not_written", room=room, node=self.node)
+                return
+            self.epochs[room] = epoch
+
+        committed.add_done_callback(done)
+
     def forget(self, room: str) -> None:
         """Stop renewing ``room`` (it finished, closed or was lost); its lease lapses."""
         self.epochs.pop(room, None)
+        self._creating.pop(room, None)
 
     async def release(self, room: str) -> None:
         """Let ``room`` go at once, so another node can claim it without waiting for the TTL."""
@@ -101,8 +122,10 @@ class Ownership:
                     del self.epochs[room]
                     log.info("lease_lost", room=room, node=self.node, epoch=held[room])
                     self._lost(room)
+        if not self.claiming:
+            return
         for lease in await self.store.lapsed(CLAIMS_PER_ROUND):
-            if lease.room in self.epochs:
+            if lease.room in self.epochs or lease.room in self._creating:
                 continue
             epoch = await self.claim(lease.room)
             if epoch is None:

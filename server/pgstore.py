@@ -25,6 +25,7 @@ from typing import Any
 
 import asyncpg
 import attrs
+import structlog
 
 from server.store import (
     AppendRefused,
@@ -39,6 +40,8 @@ from server.store import (
 )
 
 __all__ = ["SCHEMA_VERSION", "Lease", "PostgresStore"]
+
+log = structlog.get_logger("lumin.store")
 
 #: The newest schema version this code writes (``lumin_schema.version``).
 SCHEMA_VERSION = 2
@@ -116,7 +119,12 @@ _APPEND = (
 )
 
 #: The same append, only while the room's lease still has the appender's epoch ($5).
-_FENCED_APPEND = _APPEND + " AND EXISTS (SELECT 1 FROM leases WHERE room = $1 AND epoch = $5)"
+#: ``FOR SHARE`` makes a claim of the room (which updates the lease row) wait until this append
+#: has committed or rolled back, so an append checked against the old epoch cannot commit after
+#: the new owner has claimed the room and read its log.
+_FENCED_APPEND = (
+    _APPEND + " AND EXISTS (SELECT 1 FROM leases WHERE room = $1 AND epoch = $5 FOR SHARE)"
+)
 
 #: Several rooms' appends (one run each) in one statement: each inserted only when it follows
 #: its room's log and, with an epoch, while the room's lease is at it; a run another writer
@@ -129,7 +137,7 @@ _APPEND_MANY = (
     " WHERE COALESCE((SELECT r.last FROM runs r WHERE r.room = b.room"
     " ORDER BY r.seq DESC LIMIT 1), 0) = b.seq - 1"
     " AND (b.epoch IS NULL OR EXISTS"
-    " (SELECT 1 FROM leases l WHERE l.room = b.room AND l.epoch = b.epoch))"
+    " (SELECT 1 FROM leases l WHERE l.room = b.room AND l.epoch = b.epoch FOR SHARE))"
     " ON CONFLICT DO NOTHING RETURNING room"
 )
 
@@ -223,8 +231,14 @@ class PostgresStore:
 
     async def open(self) -> None:
         """Connect and bring the schema to :data:`SCHEMA_VERSION`."""
+        # No statement waits for a lock longer than 5 s (a claim's, 2 s): a write stuck behind
+        # another fails with why instead of holding its room, or the server's stop, for ever.
         self._pool = await asyncpg.create_pool(
-            self.url, min_size=1, max_size=self.pool_size, command_timeout=30
+            self.url,
+            min_size=1,
+            max_size=self.pool_size,
+            command_timeout=30,
+            server_settings={"lock_timeout": "5s"},
         )
         async with self.pool.acquire() as connection, connection.transaction():
             await connection.execute("SELECT pg_advisory_xact_lock($1)", _MIGRATION_LOCK)
@@ -253,7 +267,10 @@ class PostgresStore:
         """Commit whatever is queued, then close the connections."""
         await self.flush()
         if self._pool is not None:
-            await self._pool.close()
+            try:
+                await asyncio.wait_for(self._pool.close(), timeout=10)
+            except TimeoutError:  # a connection still out after 10 s: closed without waiting
+                self._pool.terminate()
             self._pool = None
 
     async def tidy(self) -> None:
@@ -276,6 +293,7 @@ class PostgresStore:
     async def _flush(self) -> None:
         """Commit batches until nothing is queued: everything queued so far in one transaction,
         and when that fails each write in its own."""
+        batch: list[tuple[_Write, asyncio.Future[None]]] = []
         try:
             while self._pending:
                 batch, self._pending = self._pending, []
@@ -285,13 +303,15 @@ class PostgresStore:
                     try:
                         async with connection.transaction():
                             await self._together(connection, batch, errors)
-                    except (asyncpg.PostgresError, AppendRefused):
+                    except Exception:
+                        # Each write again in a transaction of its own: a bad one fails alone
+                        # (on a connection that died, every one fails with why).
                         errors = [None] * len(batch)
                         for index, (write, _) in enumerate(batch):
                             try:
                                 async with connection.transaction():
                                     await write(connection)
-                            except (asyncpg.PostgresError, AppendRefused) as failure:
+                            except Exception as failure:
                                 errors[index] = _named(failure)
                 self.commit_seconds += asyncio.get_running_loop().time() - started
                 self.batches += 1
@@ -303,12 +323,15 @@ class PostgresStore:
                         future.set_result(None)
                     else:
                         future.set_exception(error)
-        except BaseException as failure:  # the connection itself failed: fail what waits
-            for _, future in self._pending:
+        except BaseException as failure:  # no connection at all: fail everything that waits
+            error = failure if isinstance(failure, Exception) else ConnectionError(str(failure))
+            for _, future in [*batch, *self._pending]:
                 if not future.done():
-                    future.set_exception(failure)
+                    future.set_exception(error)
             self._pending = []
-            raise
+            if not isinstance(failure, Exception):
+                raise
+            log.error("store_batch_failed", error=repr(failure))
         finally:
             self._flushing = None
 
@@ -362,7 +385,10 @@ class PostgresStore:
         lapsed one; or ``node``'s own): its new epoch, one above the last, or ``None`` when
         another node's lease is live. One statement, so two nodes claiming at once cannot
         both win."""
-        epoch = await self.pool.fetchval(_CLAIM, room, node, ttl)
+        async with self.pool.acquire() as connection, connection.transaction():
+            # An append in flight holds the lease row (FOR SHARE): wait for it, not for ever.
+            await connection.execute("SET LOCAL lock_timeout = '2s'")
+            epoch = await connection.fetchval(_CLAIM, room, node, ttl)
         return None if epoch is None else int(epoch)
 
     async def renew(self, room: str, node: str, epoch: int, ttl: float) -> bool:
@@ -458,8 +484,12 @@ class PostgresStore:
         sql = f"INSERT INTO rooms ({_COLUMNS}) VALUES ({', '.join(f'${n}' for n in range(1, 16))})"
         return self._execute(sql, *values)
 
-    def update_room(self, room: str, **fields: Any) -> asyncio.Future[None]:
-        """Change some of a room's columns (``status``, ``seats``, ``started``...)."""
+    def update_room(
+        self, room: str, epoch: int | None = None, **fields: Any
+    ) -> asyncio.Future[None]:
+        """Change some of a room's columns (``status``, ``seats``, ``started``...); with
+        ``epoch``, only while the room's lease is at it (a node that lost the room changes
+        nothing; the lease row is held ``FOR SHARE`` as an append holds it)."""
         allowed = {"seats", "status", "started", "finished", "meta", "options", "host"}
         names = sorted(fields)
         if not names or set(names) - allowed:
@@ -468,9 +498,14 @@ class PostgresStore:
             json.dumps(fields[n]) if n in ("seats", "meta", "options") else fields[n] for n in names
         ]
         assignments = ", ".join(f"{name} = ${n}" for n, name in enumerate(names, start=1))
-        return self._execute(
-            f"UPDATE rooms SET {assignments} WHERE id = ${len(names) + 1}", *values, room
+        sql = f"UPDATE rooms SET {assignments} WHERE id = ${len(names) + 1}"
+        if epoch is None:
+            return self._execute(sql, *values, room)
+        fenced = (
+            f" AND EXISTS (SELECT 1 FROM leases WHERE room = ${len(names) + 1}"
+            f" AND epoch = ${len(names) + 2} FOR SHARE)"
         )
+        return self._execute(sql + fenced, *values, room, epoch)
 
     def delete_ended_before(self, cutoff: float) -> asyncio.Future[None]:
         """Forget every finished, expired, abandoned or failed room (and its log) that ended

@@ -57,7 +57,7 @@ from server.mailbox import Mailbox, Work
 from server.metrics import Metrics
 from server.resume import plan_resume
 from server.seats import Seat, check_start, join_kind, seat_of, seat_specs
-from server.store import Fenced, Record, RoomRow
+from server.store import AppendRefused, Fenced, Record, RoomRow
 
 __all__ = ["Peer", "Room", "RoomBots", "RoomHost", "RoomStore"]
 
@@ -99,7 +99,9 @@ class RoomStore(Protocol):
         self, room: str, *records: Record, epoch: int | None = None
     ) -> asyncio.Future[None]: ...
 
-    def update_room(self, room: str, **fields: Any) -> asyncio.Future[None]: ...
+    def update_room(
+        self, room: str, epoch: int | None = None, **fields: Any
+    ) -> asyncio.Future[None]: ...
 
 
 class RoomBots(Protocol):
@@ -351,7 +353,9 @@ class Room:
             peer.send_frame(frame)
 
     def _persist_seats(self) -> None:
-        self.hub.store.update_room(self.id, seats=[seat.to_wire() for seat in self.seats])
+        self.hub.store.update_room(
+            self.id, epoch=self.lease_epoch, seats=[seat.to_wire() for seat in self.seats]
+        )
 
     # -- joining, watching, leaving (waiting room and live) -------------------------------------
 
@@ -483,7 +487,9 @@ class Room:
         self.status = "playing"
         self.started = time.time()
         self._deal()
-        self.hub.store.update_room(self.id, status="playing", started=self.started)
+        self.hub.store.update_room(
+            self.id, epoch=self.lease_epoch, status="playing", started=self.started
+        )
         for other, viewer in self.peers.items():
             self._send_snapshot(other, viewer)
         self._changed()
@@ -612,8 +618,11 @@ class Room:
         appended = time.perf_counter()
         try:
             await self.hub.store.append(self.id, *records, epoch=self.lease_epoch)
-        except Fenced:
-            raise _Lost from None
+        except AppendRefused as refusal:
+            # Fenced, or (leased) a log another node appended to: either way not this node's.
+            if isinstance(refusal, Fenced) or self.lease_epoch is not None:
+                raise _Lost from None
+            raise
         self.hub.metrics.append.observe(time.perf_counter() - appended)
         # Durable: from here a failure cannot be answered as a refusal, so it closes the room
         # (it is rebuilt from its log on the next start).
@@ -658,7 +667,9 @@ class Room:
         self.finished = time.time()
         outcome = self.game.outcome(self.state)
         assert outcome is not None
-        self.hub.store.update_room(self.id, status="finished", finished=self.finished)
+        self.hub.store.update_room(
+            self.id, epoch=self.lease_epoch, status="finished", finished=self.finished
+        )
         self.hub.bots.stop_room(self)
         wire = outcome_to_wire(outcome)
         over = GameOver(
@@ -791,7 +802,9 @@ class Room:
             return
         log.info("room_abandoned", room=self.id)
         self.status = "abandoned"
-        self.hub.store.update_room(self.id, status="abandoned", finished=time.time())
+        self.hub.store.update_room(
+            self.id, epoch=self.lease_epoch, status="abandoned", finished=time.time()
+        )
         self._close("abandoned")
 
     def let_go(self) -> None:

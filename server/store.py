@@ -198,9 +198,12 @@ class Store(Protocol):
 
     def create_room(self, row: RoomRow) -> asyncio.Future[None]: ...
 
-    def update_room(self, room: str, **fields: Any) -> asyncio.Future[None]:
+    def update_room(
+        self, room: str, epoch: int | None = None, **fields: Any
+    ) -> asyncio.Future[None]:
         """Change ``seats``, ``status``, ``started``, ``finished``, ``meta``, ``options`` or
-        ``host``."""
+        ``host``. With ``epoch`` (stores with leases), only while the room's lease is at it:
+        an update from a node that lost the room changes nothing."""
         ...
 
     def delete_ended_before(self, cutoff: float) -> asyncio.Future[None]:
@@ -552,8 +555,12 @@ class EventStore:
             ),
         )
 
-    def update_room(self, room: str, **fields: Any) -> asyncio.Future[None]:
+    def update_room(
+        self, room: str, epoch: int | None = None, **fields: Any
+    ) -> asyncio.Future[None]:
         """Change some of a room's columns (``status``, ``seats``, ``started``...)."""
+        if epoch is not None:
+            raise ValueError("the SQLite store keeps no leases: a room on it updates no epoch")
         allowed = {"seats", "status", "started", "finished", "meta", "options", "host"}
         names = sorted(fields)
         if not names or set(names) - allowed:

@@ -54,7 +54,11 @@ async def test_a_game_outlives_its_server_on_postgresql(postgres_url: str, tmp_p
         await back.join(room, 0)
         await asyncio.wait_for(play_seat(back, room, rng, "flip_over_frog"), 60)
         assert second.hub.rooms[room].status == "finished"
-        stored = await second.store.get_room(room)
+        for _ in range(100):  # the status is written just after the game's end is sent
+            stored = await second.store.get_room(room)
+            if stored is not None and stored.status == "finished":
+                break
+            await asyncio.sleep(0.05)
         assert stored is not None and stored.status == "finished"
         replay = await back.open_replay(room, viewer=0)
         assert replay.length == len(await second.store.get_records(room))

@@ -11,8 +11,8 @@ from collections.abc import AsyncIterator
 import asyncpg
 import pytest
 
-from server.pgstore import _MIGRATIONS, SCHEMA_VERSION, PostgresStore
-from server.store import AppendRefused, Fenced
+from server.pgstore import _FENCED_APPEND, _MIGRATIONS, SCHEMA_VERSION, PostgresStore
+from server.store import AppendRefused, Fenced, pack_run
 from tests.server.test_store_contract import record, reset_postgres, row
 
 
@@ -112,6 +112,31 @@ async def test_fenced_appends_of_many_rooms_in_one_turn(store: PostgresStore) ->
     assert results[0] is None and results[2] is None
     assert isinstance(results[1], Fenced) and "epoch 1, not 2" in str(results[1])
     assert [len(await store.get_records(room)) for room in ("r1", "r2", "r3")] == [1, 0, 1]
+
+
+async def test_a_claim_waits_for_an_append_in_flight_under_the_old_epoch(
+    store: PostgresStore, postgres_url: str
+) -> None:
+    """The old owner's append, checked against its epoch but not committed yet, holds the
+    lease row: the new owner's claim waits for it, then reads a log that has it (without the
+    lock the append could commit after the claim, unseen by the new owner)."""
+    await store.create_room(row("r1"))
+    assert await store.claim("r1", "node-a", ttl=0.1) == 1
+    await asyncio.sleep(0.2)  # node-a's lease has lapsed, but it does not know yet
+    connection = await asyncpg.connect(postgres_url)
+    try:
+        transaction = connection.transaction()
+        await transaction.start()
+        done = await connection.execute(_FENCED_APPEND, "r1", 1, 1, pack_run([record(1)]), 1)
+        assert done == "INSERT 0 1"
+        claim = asyncio.create_task(store.claim("r1", "node-b", ttl=30))
+        await asyncio.sleep(0.3)
+        assert not claim.done(), "the claim waits for the append in flight"
+        await transaction.commit()
+        assert await claim == 2
+    finally:
+        await connection.close()
+    assert [r.seq for r in await store.get_records("r1")] == [1]
 
 
 async def test_a_room_without_a_lease_takes_no_fenced_append(store: PostgresStore) -> None:

@@ -187,3 +187,26 @@ def test_the_service_unit_runs_with_settings_lumin_accepts(monkeypatch, tmp_path
     assert "127.0.0.1" in settings.trusted_proxies
     nginx = (ROOT / "deploy" / "nginx.conf").read_text()
     assert nginx.count("X-Forwarded-For $proxy_add_x_forwarded_for") == 2
+
+
+def test_a_store_that_is_not_postgresql_is_refused_without_its_password(tmp_path: Path) -> None:
+    result = CliRunner().invoke(
+        main, ["serve", "--data", str(tmp_path), "--store", "mysql://lumin:hunter2@db/lumin"]
+    )
+    assert result.exit_code == 2, result.output
+    assert "postgresql://" in result.output and "Traceback" not in result.output
+    assert "hunter2" not in result.output
+    assert "hunter2" not in repr(Settings(store="postgresql://lumin:hunter2@db/lumin"))
+
+
+def test_an_unreachable_postgresql_is_one_line_and_exit_1(tmp_path: Path) -> None:
+    port = free_port()  # nothing listens there
+    result = subprocess.run(
+        [sys.executable, "-m", "lumin.cli", "serve", "--port", "0", "--data", str(tmp_path),
+         "--store", f"postgresql://lumin:hunter2@127.0.0.1:{port}/lumin"],
+        capture_output=True, text=True, timeout=60, cwd=ROOT,
+    )  # fmt: skip
+    assert result.returncode == 1, result.stderr
+    lines = [line for line in result.stderr.splitlines() if "cannot open the store" in line]
+    assert len(lines) == 1 and "Traceback" not in result.stderr
+    assert "hunter2" not in result.stderr and f"127.0.0.1:{port}" in lines[0]
