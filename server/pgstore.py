@@ -19,7 +19,6 @@ writers racing for the same ``seq`` can never fork a log: one of them is refused
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
@@ -28,6 +27,7 @@ import attrs
 import structlog
 
 from server.store import (
+    ROOM_COLUMNS,
     AppendRefused,
     Fenced,
     Record,
@@ -35,8 +35,11 @@ from server.store import (
     SchemaTooNew,
     pack_run,
     refusal_text,
+    room_row,
+    room_values,
     run_bounds,
     unpack_run,
+    update_values,
 )
 
 __all__ = ["SCHEMA_VERSION", "Lease", "PostgresStore"]
@@ -107,9 +110,10 @@ _MIGRATIONS: list[str] = [_VERSION_1, _VERSION_2]
 #: The advisory lock key nodes take while they migrate (any constant shared by every node).
 _MIGRATION_LOCK = 0x4C554D494E  # "LUMIN"
 
-_COLUMNS = (
-    "id, game, options, seats, seed, salt, commitment, private, code, host, status,"
-    " created, started, finished, meta"
+_COLUMNS = ", ".join(ROOM_COLUMNS)
+_INSERT_ROOM = (
+    f"INSERT INTO rooms ({_COLUMNS})"
+    f" VALUES ({', '.join(f'${n}' for n in range(1, len(ROOM_COLUMNS) + 1))})"
 )
 
 _APPEND = (
@@ -464,25 +468,7 @@ class PostgresStore:
 
     def create_room(self, row: RoomRow) -> asyncio.Future[None]:
         """Store a new room."""
-        values = (
-            row.id,
-            row.game,
-            json.dumps(row.options),
-            json.dumps(row.seats),
-            row.seed,
-            row.salt,
-            row.commitment,
-            row.private,
-            row.code,
-            row.host,
-            row.status,
-            row.created,
-            row.started,
-            row.finished,
-            json.dumps(row.meta),
-        )
-        sql = f"INSERT INTO rooms ({_COLUMNS}) VALUES ({', '.join(f'${n}' for n in range(1, 16))})"
-        return self._execute(sql, *values)
+        return self._execute(_INSERT_ROOM, *room_values(row))
 
     def update_room(
         self, room: str, epoch: int | None = None, **fields: Any
@@ -490,13 +476,7 @@ class PostgresStore:
         """Change some of a room's columns (``status``, ``seats``, ``started``...); with
         ``epoch``, only while the room's lease is at it (a node that lost the room changes
         nothing; the lease row is held ``FOR SHARE`` as an append holds it)."""
-        allowed = {"seats", "status", "started", "finished", "meta", "options", "host"}
-        names = sorted(fields)
-        if not names or set(names) - allowed:
-            raise ValueError(f"cannot update {names}")
-        values = [
-            json.dumps(fields[n]) if n in ("seats", "meta", "options") else fields[n] for n in names
-        ]
+        names, values = update_values(fields)
         assignments = ", ".join(f"{name} = ${n}" for n, name in enumerate(names, start=1))
         sql = f"UPDATE rooms SET {assignments} WHERE id = ${len(names) + 1}"
         if epoch is None:
@@ -558,7 +538,7 @@ class PostgresStore:
             )
         else:
             rows = await self.pool.fetch(f"SELECT {_COLUMNS} FROM rooms ORDER BY created")
-        return [_room_row(row) for row in rows]
+        return [room_row(row) for row in rows]
 
     async def get_finished(
         self, limit: int, game: str | None = None, offset: int = 0
@@ -574,7 +554,7 @@ class PostgresStore:
             limit,
             offset,
         )
-        return [_room_row(row) for row in rows]
+        return [room_row(row) for row in rows]
 
     async def get_finished_count(self, game: str | None = None) -> int:
         where, params = _finished_where(game)
@@ -582,7 +562,7 @@ class PostgresStore:
 
     async def get_room(self, room: str) -> RoomRow | None:
         row = await self.pool.fetchrow(f"SELECT {_COLUMNS} FROM rooms WHERE id = $1", room)
-        return None if row is None else _room_row(row)
+        return None if row is None else room_row(row)
 
     async def get_records(self, room: str, after: int = -1) -> list[Record]:
         """A room's log records with ``seq`` greater than ``after``, in order."""
@@ -634,23 +614,3 @@ def _lease(row: asyncpg.Record) -> Lease:
 def _finished_where(game: str | None) -> tuple[str, tuple[Any, ...]]:
     where = "status = 'finished' AND NOT private"
     return (where + " AND game = $1", (game,)) if game is not None else (where, ())
-
-
-def _room_row(row: asyncpg.Record) -> RoomRow:
-    return RoomRow(
-        id=row["id"],
-        game=row["game"],
-        options=json.loads(row["options"]),
-        seats=json.loads(row["seats"]),
-        seed=bytes(row["seed"]),
-        salt=bytes(row["salt"]),
-        commitment=row["commitment"],
-        private=bool(row["private"]),
-        code=row["code"],
-        host=row["host"],
-        status=row["status"],
-        created=row["created"],
-        started=row["started"],
-        finished=row["finished"],
-        meta=json.loads(row["meta"]),
-    )

@@ -48,6 +48,7 @@ import msgpack
 
 __all__ = [
     "DURABILITY_MODES",
+    "ROOM_COLUMNS",
     "SCHEMA_VERSION",
     "AppendRefused",
     "EventStore",
@@ -58,8 +59,11 @@ __all__ = [
     "Store",
     "pack_run",
     "refusal_text",
+    "room_row",
+    "room_values",
     "run_bounds",
     "unpack_run",
+    "update_values",
 ]
 
 DURABILITY_MODES = ("process", "fsync")
@@ -533,26 +537,9 @@ class EventStore:
     def create_room(self, row: RoomRow) -> asyncio.Future[None]:
         """Store a new room."""
         return self._submit(
-            "INSERT INTO rooms (id, game, options, seats, seed, salt, commitment, private, code,"
-            " host, status, created, started, finished, meta)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                row.id,
-                row.game,
-                json.dumps(row.options),
-                json.dumps(row.seats),
-                row.seed,
-                row.salt,
-                row.commitment,
-                int(row.private),
-                row.code,
-                row.host,
-                row.status,
-                row.created,
-                row.started,
-                row.finished,
-                json.dumps(row.meta),
-            ),
+            f"INSERT INTO rooms ({', '.join(ROOM_COLUMNS)})"
+            f" VALUES ({', '.join('?' for _ in ROOM_COLUMNS)})",
+            room_values(row),
         )
 
     def update_room(
@@ -561,13 +548,7 @@ class EventStore:
         """Change some of a room's columns (``status``, ``seats``, ``started``...)."""
         if epoch is not None:
             raise ValueError("the SQLite store keeps no leases: a room on it updates no epoch")
-        allowed = {"seats", "status", "started", "finished", "meta", "options", "host"}
-        names = sorted(fields)
-        if not names or set(names) - allowed:
-            raise ValueError(f"cannot update {names}")
-        values = tuple(
-            json.dumps(fields[n]) if n in ("seats", "meta", "options") else fields[n] for n in names
-        )
+        names, values = update_values(fields)
         assignments = ", ".join(f"{n} = ?" for n in names)
         return self._submit(f"UPDATE rooms SET {assignments} WHERE id = ?", (*values, room))
 
@@ -625,7 +606,7 @@ class EventStore:
             sql += f" WHERE status IN ({', '.join('?' for _ in statuses)})"
             params = tuple(statuses)
         rows = self._reader.execute(sql + " ORDER BY created", params).fetchall()
-        return [_room_row(row) for row in rows]
+        return [room_row(row) for row in rows]
 
     def finished(self, limit: int, game: str | None = None, offset: int = 0) -> list[RoomRow]:
         """The most recently finished public games, newest first (optionally of one game),
@@ -634,7 +615,7 @@ class EventStore:
         rows = self._reader.execute(
             f"SELECT * {sql} ORDER BY finished DESC, id LIMIT ? OFFSET ?", (*params, limit, offset)
         )
-        return [_room_row(row) for row in rows.fetchall()]
+        return [room_row(row) for row in rows.fetchall()]
 
     def count_finished(self, game: str | None = None) -> int:
         """How many finished public games :meth:`finished` can list."""
@@ -644,7 +625,7 @@ class EventStore:
     def room(self, room: str) -> RoomRow | None:
         """One stored room, or ``None``."""
         row = self._reader.execute("SELECT * FROM rooms WHERE id = ?", (room,)).fetchone()
-        return None if row is None else _room_row(row)
+        return None if row is None else room_row(row)
 
     def records(self, room: str, after: int = -1) -> Iterator[Record]:
         """A room's log records with ``seq`` greater than ``after``, in order."""
@@ -687,7 +668,36 @@ def _settle(future: asyncio.Future[None], error: BaseException | None) -> None:
         future.set_exception(error)
 
 
-def _room_row(row: Sequence[Any]) -> RoomRow:
+#: A room row's columns, in the order every store writes and reads them.
+ROOM_COLUMNS = (
+    "id", "game", "options", "seats", "seed", "salt", "commitment", "private", "code", "host",
+    "status", "created", "started", "finished", "meta",
+)  # fmt: skip
+
+#: The columns of a room :meth:`Store.update_room` may change; the JSON ones are kept as text.
+_UPDATABLE = {"seats", "status", "started", "finished", "meta", "options", "host"}
+_JSON = {"options", "seats", "meta"}
+
+
+def room_values(row: RoomRow) -> tuple[Any, ...]:
+    """A room's column values, in :data:`ROOM_COLUMNS` order (JSON as text)."""
+    return tuple(
+        json.dumps(getattr(row, name)) if name in _JSON else getattr(row, name)
+        for name in ROOM_COLUMNS
+    )
+
+
+def update_values(fields: dict[str, Any]) -> tuple[list[str], list[Any]]:
+    """The columns an update changes, sorted, and their values (JSON as text);
+    ``ValueError`` for none or for a column no update may change."""
+    names = sorted(fields)
+    if not names or set(names) - _UPDATABLE:
+        raise ValueError(f"cannot update {names}")
+    return names, [json.dumps(fields[n]) if n in _JSON else fields[n] for n in names]
+
+
+def room_row(row: Sequence[Any]) -> RoomRow:
+    """A room read back from its columns, in :data:`ROOM_COLUMNS` order (JSON as text)."""
     (
         room_id,
         game,
