@@ -9,6 +9,7 @@ from typing import Any
 
 from engine.flash8.board import SIDES
 from engine.flash8.cards import CARDS, card_pattern
+from engine.flash8.messages import HintGiven
 from engine.flash8.solo import LINE_NAMES, LINES, line_colours, possible, rank_name
 from engine.flash8.state import RaceState, SoloState, side_of
 
@@ -55,15 +56,7 @@ def race_view(state: RaceState, viewer: int | None) -> dict[str, Any]:
                 "misses": state.misses[seat],
                 "late": state.late[seat],
                 "locked_until": state.locked_until[seat],
-                "hint": None
-                if hint is None
-                else {
-                    "target": hint.target,
-                    "slides": hint.slides,
-                    "src": hint.src,
-                    "dst": hint.dst,
-                    "at": hint.at,
-                },
+                "hint": _hint_view(hint),
             }
         )
     out: dict[str, Any] = {
@@ -174,15 +167,7 @@ def solo_view(state: SoloState, viewer: int | None) -> dict[str, Any]:
                 "slides": state.slides,
                 "misses": state.misses,
                 "locked_until": state.locked_until,
-                "hint": None
-                if hint is None
-                else {
-                    "target": hint.target,
-                    "slides": hint.slides,
-                    "src": hint.src,
-                    "dst": hint.dst,
-                    "at": hint.at,
-                },
+                "hint": _hint_view(hint),
             }
         ],
         "claims": [
@@ -209,3 +194,16 @@ def solo_slide_patch(state: SoloState) -> list[list[Any]]:
         ["replace", "/seats/0/tablet", state.tablet],
         ["replace", "/seats/0/slides", state.slides],
     ]
+
+
+def _hint_view(hint: HintGiven | None) -> dict[str, Any] | None:
+    """A seat's standing hint as its view shows it (``None`` when it has none)."""
+    if hint is None:
+        return None
+    return {
+        "target": hint.target,
+        "slides": hint.slides,
+        "src": hint.src,
+        "dst": hint.dst,
+        "at": hint.at,
+    }
