@@ -24,6 +24,13 @@ it is away, raise :class:`ConnectionLost` with code ``disconnected``;
 client that cannot reconnect within ``give_up`` seconds ends: every waiting and later call
 raises :class:`ConnectionLost` with code ``gave_up``.
 
+On a cluster, a request for a room another node plays is answered with ``moved``: the client
+reconnects to the node it names (at once), resumes every room it holds, and sends the request
+again there, so the caller sees only the final answer; it follows at most
+:attr:`~LuminClient.MAX_MOVES` in a row. A ``moved`` on its own (the room moved away under the
+connection) makes it reconnect to the named node and resume. When the node it was sent to
+cannot be reached, it reconnects to the URL it was first given (any node of the cluster).
+
 What the client keeps per connection is bounded: :attr:`~LuminClient.messages`,
 :attr:`~LuminClient.chat` and :attr:`~LuminClient.errors` hold the newest ``keep`` items (1000
 by default) and drop the oldest.
@@ -66,6 +73,7 @@ from protocol.messages import (
     ListGames,
     ListRooms,
     Message,
+    Moved,
     OpenReplay,
     Ping,
     Ready,
@@ -180,6 +188,8 @@ class LuminClient:
     #: that clients do not reconnect in step).
     RECONNECT_FIRST = 0.5
     RECONNECT_MAX = 10.0
+    #: ``moved`` answers one request may follow in a row before it fails (``moved_too_often``).
+    MAX_MOVES = 3
 
     def __init__(
         self,
@@ -193,6 +203,9 @@ class LuminClient:
         keep: int = 1000,
     ) -> None:
         self.url = url
+        #: The URL the client was given (any node of a cluster): where it falls back to when a
+        #: node ``moved`` named cannot be reached.
+        self.first_url = url
         self.name = name
         self.origin = origin
         self.timeout = timeout
@@ -225,6 +238,10 @@ class LuminClient:
         self._closing = False
         self._ended = False
         self._resuming: dict[int, str] = {}
+        #: Set whenever a reconnect has finished (hello and resumes sent).
+        self._reconnected = asyncio.Event()
+        #: A node a ``moved`` without ``ref`` named: the reader reconnects there.
+        self._moved_to: str | None = None
 
     @classmethod
     async def connect(
@@ -391,6 +408,10 @@ class LuminClient:
                         continue
                     self._dispatch(event)
                 await self._flush()
+                if self._moved_to is not None:  # the room went to another node: follow it
+                    self.url, self._moved_to = self._moved_to, None
+                    await self.socket.close()
+                    return
 
     async def _reconnect(self) -> None:
         """Open a new connection with backoff for at most ``give_up`` seconds, say ``hello``
@@ -402,6 +423,7 @@ class LuminClient:
             wait=wait_exponential(multiplier=self.RECONNECT_FIRST, max=self.RECONNECT_MAX)
             + wait_random(0, 0.25),
             retry=retry_if_exception_type(NETWORK_ERRORS),
+            before_sleep=self._fall_back,
             reraise=True,
         )
         try:
@@ -420,6 +442,28 @@ class LuminClient:
         self._online = True  # requests made from now on go out after the resumes
         with contextlib.suppress(ConnectionClosed, OSError):
             await self._flush()  # a socket that drops again is seen by the next _read
+        self._reconnected.set()
+
+    def _fall_back(self, _: object) -> None:
+        """After a failed reconnect attempt, try the first URL again: a node that ``moved``
+        named may be the one that died."""
+        self.url = self.first_url
+
+    async def _follow(self, url: str) -> None:
+        """Move to the node at ``url`` (a ``moved`` answer): close this connection, reconnect
+        there at once and resume every room; returns once the resumes are sent."""
+        self.url = url
+        self._reconnected.clear()
+        if self.socket is not None:
+            await self.socket.close()
+        reconnected = asyncio.ensure_future(self._reconnected.wait())
+        assert self._reader is not None
+        await asyncio.wait(
+            [reconnected, self._reader],
+            timeout=self.give_up + self.timeout,
+            return_when=asyncio.FIRST_COMPLETED,
+        )
+        reconnected.cancel()
 
     def _fail_requests(self, error: ServerError) -> None:
         """Fail every request still waiting for its answer with ``error``."""
@@ -450,6 +494,8 @@ class LuminClient:
         room = getattr(message, "room", None)
         if ref is not None and ref in self._resuming:
             room = self._resuming.pop(ref)  # caught up (or refused) after a reconnect
+        if isinstance(message, Moved) and message.ref is None:
+            self._moved_to = message.url
         if isinstance(message, ChatMessage):
             self.chat.append(message)
         if isinstance(message, GameOver):
@@ -504,13 +550,24 @@ class LuminClient:
 
     async def request(self, message: Message) -> Message:
         """Send a request and return the server's answer; raise :class:`ServerError` for an
-        ``error`` answer, :class:`ConnectionLost` when the connection is not there for it."""
-        self._check_usable()
-        try:
-            sent = self.conn.send(message)
-        except InvalidState:  # the server said bye; the socket closes next
-            raise ConnectionLost("disconnected", "The server closed the connection.") from None
-        answer = await self._request_sent(sent)
+        ``error`` answer, :class:`ConnectionLost` when the connection is not there for it. A
+        ``moved`` answer is followed (see the module docstring) and the request sent again."""
+        for _ in range(self.MAX_MOVES + 1):
+            self._check_usable()
+            try:
+                sent = self.conn.send(message)
+            except InvalidState:  # the server said bye; the socket closes next
+                raise ConnectionLost("disconnected", "The server closed the connection.") from None
+            answer = await self._request_sent(sent)
+            if not isinstance(answer, Moved):
+                break
+            await self._follow(answer.url)
+        else:
+            raise ServerError(
+                "moved_too_often",
+                f"The cluster sent this {message.TYPE!r} on {self.MAX_MOVES} times without"
+                " answering it; its nodes may not agree yet on who plays the room.",
+            )
         if isinstance(answer, Error):
             raise ServerError(answer.code, answer.message)
         return answer

@@ -75,6 +75,18 @@ _FLAGS = [
         str,
         "A postgresql:// URL to keep rooms and logs in PostgreSQL; default: SQLite in --data.",
     ),
+    _option(
+        "redis",
+        str,
+        "A redis:// URL: the cluster's node registry and lobby (needs --store postgresql://).",
+    ),
+    _option("redis-prefix", str, "Prefix of the cluster's Redis keys and channels."),
+    _option(
+        "public-url",
+        str,
+        "This node's websocket URL as clients reach it ({port}: the port); default:"
+        " ws://HOST:PORT/ws.",
+    ),
     _option("node-id", str, "This node's name in a cluster (PostgreSQL store); default: random."),
     _option("lease-ttl", _Number(float, 0.2, 600), "Seconds a room's lease lasts unless renewed."),
     _option(

@@ -99,6 +99,9 @@ class ErrorCode(enum.StrEnum):
     INTERNAL = "internal"
     #: The server is shutting down and accepts no new requests.
     SHUTTING_DOWN = "shutting_down"
+    #: The request could not be served now, for a reason that passes: its room is changing
+    #: node, or the node that owns it cannot be found at the moment. Retry in a second or so.
+    TRY_AGAIN = "try_again"
 
     # --- the client: checks of what the server sent (never on the wire) ----------------------
     #: A delta's patch cannot be applied to the client's copy of the view.

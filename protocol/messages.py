@@ -47,6 +47,7 @@ __all__ = [
     "ListRooms",
     "LobbyUpdate",
     "Message",
+    "Moved",
     "Mute",
     "Ok",
     "OpenReplay",
@@ -361,6 +362,24 @@ class Bye(Message):
     SENDERS = _FROM_BOTH
     code: str = "normal"
     message: str = ""
+
+
+@_message
+@attrs.frozen(kw_only=True)
+class Moved(Message):
+    """The room is played on another node of the cluster (protocol version 2): reconnect to
+    ``url``, ``hello`` with the same token, ``resume`` and send the request again.
+
+    As an answer (``ref``), it stands for the answer of a ``join_seat``, ``watch_room``,
+    ``resume`` or ``create_room`` sent to a node that does not own the room (``room`` is
+    ``None`` for ``create_room``: a less-loaded node creates it); without ``ref``, the room
+    moved away under the connection (its node lost it or handed it over)."""
+
+    TYPE = "moved"
+    SENDERS = _FROM_SERVER
+    ref: int | None = _id()
+    room: str | None = None
+    url: str
 
 
 # --- lobby ------------------------------------------------------------------------------------

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-__all__ = ["PROTOCOL_VERSION", "SUPPORTED_VERSIONS", "choose_version"]
+__all__ = ["MOVED_VERSION", "PROTOCOL_VERSION", "SUPPORTED_VERSIONS", "choose_version"]
 
-#: The version this package implements.
-PROTOCOL_VERSION = 1
+#: The version this package implements: 2 adds ``moved`` (a cluster's room lives on another
+#: node) to version 1.
+PROTOCOL_VERSION = 2
 #: Every version this package can speak, oldest first.
-SUPPORTED_VERSIONS: tuple[int, ...] = (PROTOCOL_VERSION,)
+SUPPORTED_VERSIONS: tuple[int, ...] = (1, PROTOCOL_VERSION)
+#: The first version whose clients are sent ``moved``; older ones get ``try_again`` instead.
+MOVED_VERSION = 2
 
 
 def choose_version(

@@ -26,6 +26,7 @@ from websockets.asyncio.server import ServerConnection as Socket
 
 from server.catalog import catalog
 from server.client import Client
+from server.cluster import Cluster
 from server.config import Settings, shown_url
 from server.datalock import DataFolderInUse, DataLock
 from server.http import HttpRoutes
@@ -76,7 +77,7 @@ class LuminServer:
         if isinstance(self.store, PostgresStore):
             node = settings.node_id or f"node-{secrets.token_hex(3)}"
             self.hub.ownership = Ownership(
-                self.store, node, settings.lease_ttl, self.hub.lost, self.hub.adopt
+                self.store, node, settings.lease_ttl, self.hub.lost, self.hub.took
             )
         self.limits = self.hub.limits
         self.server: Server | None = None
@@ -109,6 +110,8 @@ class LuminServer:
             raise StartupError(
                 f"cannot open the store {shown_url(self.settings.store)}: {error}"
             ) from None
+        if self.settings.redis is not None:  # in the registry before the rooms come back
+            await self._join_cluster(listening.getsockname()[1])
         if self.hub.ownership is not None:  # renewing from the first claim of the recovery
             self.hub.ownership.start()
         self.recovered = await self.hub.recover()
@@ -118,6 +121,25 @@ class LuminServer:
         self.server = await self._listen(listening)
         self._housekeeping = asyncio.create_task(self.hub.housekeeping())
         log.info("listening", host=self.settings.host, port=self.port)
+
+    async def _join_cluster(self, port: int) -> None:
+        """Enter the cluster's registry at this node's public URL, with its load and rooms."""
+        assert self.settings.redis is not None and self.hub.ownership is not None
+        ownership = self.hub.ownership
+        cluster = Cluster(
+            self.settings.redis,
+            ownership.node,
+            self.settings.node_url(port),
+            prefix=self.settings.redis_prefix,
+            heartbeat=min(1.0, self.settings.lease_ttl / 3),
+        )
+        cluster.load = lambda: (self.hub.load(), len(self.clients))
+        cluster.owned = lambda: list(ownership.epochs)
+        cluster.lobby_changed = self.hub.remote_lobby
+        self.hub.cluster = cluster
+        await cluster.start()
+        log.info("cluster_joined", node=ownership.node, url=cluster.public_url,
+                 nodes=len(cluster.nodes), redis=cluster.reachable)  # fmt: skip
 
     async def _listen(self, listening: socket.socket) -> Server:
         return await serve(
@@ -163,6 +185,8 @@ class LuminServer:
             self._housekeeping.cancel()
         if self.server is not None:
             self.server.close(close_connections=False)
+        if self.hub.cluster is not None:  # no node sends clients here any more
+            await self.hub.cluster.stop()
         ownership = self.hub.ownership
         if ownership is not None:
             await ownership.stop()

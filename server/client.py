@@ -22,7 +22,8 @@ from protocol.codec import Limits, Peek, decode, encode_refusal, peek
 from protocol.connection import InvalidState, ServerConnection
 from protocol.connection import State as ConnectionState
 from protocol.errors import ErrorCode, ProtocolError
-from protocol.messages import Act, Bye, Error, Message
+from protocol.messages import Act, Bye, Error, Message, Moved
+from protocol.versions import MOVED_VERSION
 from server.config import Settings
 from server.errors import Refused
 from server.handlers import failed, handle, queue_act, reject
@@ -153,16 +154,28 @@ class Client:
             await self.socket.close(self.conn.close_code or 1000)
 
     def room_moved(self, room: str) -> None:
-        """``room`` moved to another node of the cluster: say ``bye`` (``going_away``) and close
-        with 1001, so the client reconnects (through any node) and resumes there."""
+        """``room`` moved to another node of the cluster: send the client on with ``moved``
+        when the new owner can be named (protocol version 2), else say ``bye``
+        (``going_away``) and close with 1001, so the client reconnects (through any node)
+        and resumes there."""
         if self.dropped:
             return
         self.rooms.pop(room, None)
+        self.hub.spawn(self._send_on(room))
+
+    async def _send_on(self, room: str) -> None:
+        url = await self.hub.owner_url(room)
+        if self.dropped:
+            return
+        if url is not None and (self.conn.version or 0) >= MOVED_VERSION:
+            self.send(Moved(room=room, url=url))
+            self._write()
+            return
         self.send(
             Bye(code="going_away", message=f"Room {room} moved to another server; reconnect.")
         )
         self._write()
-        self.hub.spawn(self.socket.close(1001, "room moved"))
+        await self.socket.close(1001, "room moved")
 
     def going_away(self) -> None:
         """Say ``bye`` (``going_away``) before the server closes this connection with 1001 as

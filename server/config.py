@@ -8,6 +8,7 @@ flags check the same ranges, and ``docs/operating.md`` lists each with its varia
 from __future__ import annotations
 
 import math
+import socket
 import urllib.parse
 from pathlib import Path
 from typing import Any
@@ -83,6 +84,15 @@ class Settings:
     #: This node's name among a cluster's nodes (PostgreSQL store only): who holds a room's
     #: lease. ``None``: ``node-`` and random hex, new at every start.
     node_id: str | None = None
+    #: The Redis of a cluster (``redis://`` or ``rediss://``): the node registry, room hints,
+    #: the cluster-wide lobby. Needs the PostgreSQL store. ``None``: no registry, so this node
+    #: cannot send clients on to another (``moved``).
+    redis: str | None = attrs.field(default=None, repr=shown_url)
+    #: The prefix of every Redis key and channel this cluster uses (clusters may share a Redis).
+    redis_prefix: str = "lumin:"
+    #: The websocket URL clients reach this node at, as ``moved`` names it (``{port}`` is
+    #: replaced by the port listened on). ``None``: ``ws://HOST:PORT/ws`` of ``host``.
+    public_url: str | None = None
     #: Seconds a room's lease lasts unless renewed (renewed three times per TTL); a node that
     #: dies or pauses loses its rooms to the others after at most this.
     lease_ttl: float = attrs.field(default=5.0, validator=_within(0.2, 600))
@@ -141,6 +151,28 @@ class Settings:
     loop: str = attrs.field(default="uvloop", validator=attrs.validators.in_(("uvloop", "asyncio")))
     #: Where the browser client's built files are served from ("/" of the server).
     static: Path | None = None
+
+    def __attrs_post_init__(self) -> None:
+        if self.redis is not None:
+            if not self.redis.startswith(("redis://", "rediss://", "unix://")):
+                raise ValueError(f"redis is a redis:// URL, not {shown_url(self.redis)!r}")
+            if self.store is None:
+                raise ValueError(
+                    "a cluster (redis) needs the PostgreSQL store its nodes share (store)"
+                )
+        if self.public_url is not None and not self.public_url.startswith(("ws://", "wss://")):
+            raise ValueError(f"public_url is a ws:// or wss:// URL, not {self.public_url!r}")
+
+    def node_url(self, port: int) -> str:
+        """This node's public websocket URL once it listens on ``port``."""
+        if self.public_url is not None:
+            return self.public_url.replace("{port}", str(port))
+        host = self.host
+        if host in ("0.0.0.0", "::", ""):
+            host = socket.gethostname()
+        if ":" in host:
+            host = f"[{host}]"
+        return f"ws://{host}:{port}/ws"
 
     @property
     def database(self) -> Path:

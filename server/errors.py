@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from protocol.errors import ErrorCode
 
-__all__ = ["Refused"]
+__all__ = ["Moved", "Refused"]
 
 
 class Refused(Exception):
@@ -15,3 +15,13 @@ class Refused(Exception):
         super().__init__(message)
         self.code = code.value if isinstance(code, ErrorCode) else code
         self.message = message
+
+
+class Moved(Exception):
+    """The request needs a room (or a new room) that another node of the cluster plays: the
+    client goes on at ``url``. ``room`` is ``None`` for a room still to be created."""
+
+    def __init__(self, room: str | None, url: str) -> None:
+        super().__init__(f"{room or 'a new room'} is played at {url}")
+        self.room = room
+        self.url = url

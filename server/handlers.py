@@ -40,6 +40,7 @@ from protocol.messages import (
     ListGames,
     ListRooms,
     Message,
+    Moved,
     Mute,
     Ok,
     OpenReplay,
@@ -59,9 +60,11 @@ from protocol.messages import (
     WatchRoom,
     Welcome,
 )
+from protocol.versions import MOVED_VERSION
 from server.batch import QueuedAct
 from server.catalog import catalog
 from server.config import Settings
+from server.errors import Moved as RoomElsewhere
 from server.errors import Refused
 from server.hub import Hub
 from server.replay import Replay
@@ -77,6 +80,7 @@ __all__ = [
     "limits_info",
     "queue_act",
     "reject",
+    "send_moved",
 ]
 
 log = structlog.get_logger("lumin.server")
@@ -136,9 +140,27 @@ async def handle(session: Session, message: Message) -> None:
     except Refused as refusal:
         session.hub.metrics.protocol_errors.labels(refusal.code).inc()
         session.send(Error(code=refusal.code, message=refusal.message, ref=ref))
+    except RoomElsewhere as elsewhere:
+        send_moved(session, elsewhere.room, elsewhere.url, ref)
     except Exception:
         log.exception("request_failed", type=message.TYPE)
         failed(session, ref)
+
+
+def send_moved(session: Session, room: str | None, url: str, ref: int | None) -> None:
+    """Send the client on to the node at ``url`` that plays ``room`` (or should create it):
+    ``moved`` from protocol version 2, else ``try_again`` naming the URL."""
+    if session.conn.version is not None and session.conn.version >= MOVED_VERSION:
+        session.send(Moved(ref=ref, room=room, url=url))
+        return
+    what = f"Room {room} is" if room is not None else "New rooms are"
+    session.send(
+        Error(
+            code=ErrorCode.TRY_AGAIN.value,
+            message=f"{what} played on another node of this cluster, at {url}; connect there.",
+            ref=ref,
+        )
+    )
 
 
 def failed(session: Session, ref: int | None) -> None:
@@ -214,8 +236,9 @@ async def on_create_room(session: Session, request: CreateRoom) -> None:
         await room.call(lambda: room.begin(None))
 
 
-def _room(session: Session, room_id: str) -> Room:
-    return session.hub.room(room_id)
+async def _room(session: Session, room_id: str) -> Room:
+    """The live room, on this node (:meth:`Hub.locate`: ``moved`` when another plays it)."""
+    return await session.hub.locate(room_id)
 
 
 async def _enter(session: Session, room: Room, work: Callable[[], Awaitable[None]]) -> None:
@@ -232,13 +255,13 @@ async def _enter(session: Session, room: Room, work: Callable[[], Awaitable[None
 
 
 async def on_join_seat(session: Session, request: JoinSeat) -> None:
-    room = _room(session, request.room)
+    room = await _room(session, request.room)
     await _enter(session, room, lambda: room.join(session, request.seat, request.code))
     session.send(Ok(ref=request.id, room=room.id))
 
 
 async def on_watch_room(session: Session, request: WatchRoom) -> None:
-    room = _room(session, request.room)
+    room = await _room(session, request.room)
     await _enter(session, room, lambda: room.watch(session, request.code))
     session.send(Ok(ref=request.id, room=room.id))
 
@@ -318,7 +341,7 @@ def reject(session: Session, request: Act, refusal: Refused) -> None:
 
 
 async def on_resume(session: Session, request: Resume) -> None:
-    room = _room(session, request.room)
+    room = await _room(session, request.room)
     known = room.seat_of(session.user) is not None or room.id in session.rooms
     if room.private and not known and request.code != room.code:
         raise Refused(ErrorCode.BAD_CODE, "This private room needs its code.")

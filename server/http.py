@@ -1,6 +1,6 @@
 """Lumin's HTTP routes, served on the websocket port through websockets' ``process_request``
 hook: the websocket upgrade's admission (``/ws``: Origin, connections per address, the connect
-rate), ``/healthz``, ``/metrics``, ``/highscores``, finished games' logs
+rate), ``/healthz``, ``/readyz``, ``/metrics``, ``/highscores``, finished games' logs
 (``/rooms/<id>/log``) and the browser client's static files (``/``).
 
 Query strings are parsed with the standard library (:func:`urllib.parse.parse_qs`). Each
@@ -10,6 +10,7 @@ coroutines).
 
 from __future__ import annotations
 
+import asyncio
 import collections
 import json
 import math
@@ -29,7 +30,10 @@ from server.metrics import Metrics
 from server.replay import log_document, may_read
 from server.transport import ClientSocket
 
-__all__ = ["HttpRoutes", "response"]
+__all__ = ["READY_TIMEOUT", "HttpRoutes", "response"]
+
+#: Seconds ``/readyz`` waits for the store's write before it says "not ready".
+READY_TIMEOUT = 2.0
 
 
 class HttpRoutes:
@@ -59,9 +63,28 @@ class HttpRoutes:
         clients) are not browsers and may connect."""
         if origin is None:
             return True
+        if self.hub.cluster is not None and origin in self.hub.cluster.origins:
+            return True  # a page served by any node of the cluster
         if self.settings.origins:
             return origin in self.settings.origins
         return host is not None and origin in (f"http://{host}", f"https://{host}")
+
+    async def readiness(self) -> Response:
+        """``/readyz``: 200 when the store takes a write (within 2 s) and, in a cluster, Redis
+        answers; 503 naming what fails otherwise, so a balancer sends no one here."""
+        checks: dict[str, str] = {}
+        try:
+            await asyncio.wait_for(self.hub.store.probe(), READY_TIMEOUT)
+            checks["store"] = "ok"
+        except Exception as error:  # any failure means not ready; the reason is shown
+            checks["store"] = f"failing: {type(error).__name__}: {error}"[:200]
+        if self.hub.cluster is not None:
+            reached = await self.hub.cluster.ping()
+            checks["redis"] = "ok" if reached else "failing: Redis does not answer"
+        ready = all(value == "ok" for value in checks.values())
+        body = json.dumps({"status": "ready" if ready else "not_ready", "checks": checks})
+        status = HTTPStatus.OK if ready else HTTPStatus.SERVICE_UNAVAILABLE
+        return response(status, body.encode(), "application/json")
 
     async def route(self, connection: Socket, request: Request) -> Response | None:
         """websockets' ``process_request`` hook: the answer to an HTTP request, or ``None`` to
@@ -72,6 +95,8 @@ class HttpRoutes:
         if path == "/healthz":
             health = {"status": "ok", "rooms": len(self.hub.rooms), "epoch": self.hub.epoch}
             return response(HTTPStatus.OK, json.dumps(health).encode(), "application/json")
+        if path == "/readyz":
+            return await self.readiness()
         if path == "/metrics":
             return response(HTTPStatus.OK, self.metrics.render(), "text/plain; version=0.0.4")
         if path == "/highscores":

@@ -33,8 +33,9 @@ from protocol.errors import ErrorCode
 from protocol.fairness import commit
 from protocol.messages import CreateRoom, LobbyUpdate, RematchCreated, RoomList, RoomSummary
 from server.bots import BotSeats
+from server.cluster import Cluster
 from server.config import Settings
-from server.errors import Refused
+from server.errors import Moved, Refused
 from server.limits import RateLimits
 from server.metrics import Metrics
 from server.ownership import Ownership
@@ -61,6 +62,10 @@ class Hub:
         self.bots = BotSeats(settings)
         #: In a cluster (the PostgreSQL store), this node's room leases; set by the server.
         self.ownership: Ownership | None = None
+        #: With Redis, this node's registry, hints and the cluster's lobby; set by the server.
+        self.cluster: Cluster | None = None
+        #: Lapsed rooms being taken over now, so two requests for one share the work.
+        self._taking: dict[str, asyncio.Future[Room | None]] = {}
         self._dirty: set[str] = set()
         self._removed: set[str] = set()
         self._flush: asyncio.TimerHandle | None = None
@@ -110,6 +115,8 @@ class Hub:
         self._saving.add(digest)
         saved = self.store.save_identity(digest, name, time.time())
         saved.add_done_callback(lambda _: self._saving.discard(digest))
+        if self.ownership is not None:  # a shared store: every node must know the token it sees
+            await saved
         return "u" + digest[:16], token, False
 
     async def _known(self, digest: str) -> bool:
@@ -192,6 +199,8 @@ class Hub:
         meta: dict[str, Any] = {}
         if request.turn_clock is not None:
             meta["turn_clock"] = _turn_clock(request.turn_clock)
+        if self.cluster is not None and (elsewhere := self.cluster.less_loaded()) is not None:
+            raise Moved(None, elsewhere.url)  # a valid request: created on the lighter node
         room, stored = self._create(game, options, seats, peer.user, request.private, meta)
         room.address = peer.address
         await stored
@@ -243,6 +252,15 @@ class Hub:
         room.on_change.append(self.room_changed)
         room.start_task()
         self.room_changed(room)
+        if self.cluster is not None:
+            self.spawn(self.cluster.hint_room(room.id))
+
+    def load(self) -> int:
+        """The rooms this node plays now (waiting or playing): its load in the registry."""
+        return sum(
+            room.status in ("waiting", "playing") and not room.closed
+            for room in self.rooms.values()
+        )
 
     def room(self, room_id: str) -> Room:
         """A room in memory, or ``no_such_room``."""
@@ -250,6 +268,87 @@ class Hub:
         if room is None:
             raise Refused(ErrorCode.NO_SUCH_ROOM, f"There is no live room {room_id!r}.")
         return room
+
+    async def locate(self, room_id: str) -> Room:
+        """The live room ``room_id`` on this node; in a cluster, taken over first when nobody
+        owns it (its node died or let it go: the same rebuild as a lapsed lease's). Raises
+        :class:`~server.errors.Moved` when another node plays it, ``try_again`` when that
+        node cannot be named now or the room is changing hands, ``no_such_room`` otherwise."""
+        room = self.rooms.get(room_id)
+        if room is not None or self.ownership is None:
+            return self.room(room_id)
+        owner = await self._owner(room_id)
+        if owner is not None and owner != self.ownership.node:
+            url = self.cluster.url_of(owner) if self.cluster is not None else None
+            if url is None:
+                raise Refused(
+                    ErrorCode.TRY_AGAIN,
+                    f"Room {room_id} is played on node {owner}, which cannot be reached from"
+                    " here right now; try again in a moment.",
+                )
+            raise Moved(room_id, url)
+        row = await self.store.get_room(room_id)
+        if row is None or row.status not in ("waiting", "playing"):
+            return self.room(room_id)
+        taken = await self.take(room_id)
+        if taken is None:
+            raise Refused(
+                ErrorCode.TRY_AGAIN,
+                f"Room {room_id} is moving to another node; try again in a moment.",
+            )
+        return taken
+
+    async def _owner(self, room_id: str) -> str | None:
+        """The node playing ``room_id``: a live node the Redis hint names, else the holder of
+        its live lease in PostgreSQL, else ``None``."""
+        assert self.ownership is not None
+        if self.cluster is not None:
+            hinted = await self.cluster.hint(room_id)
+            if (
+                hinted is not None
+                and hinted != self.ownership.node
+                and hinted in self.cluster.nodes
+            ):
+                return hinted
+        return await self.ownership.store.owner(room_id)
+
+    async def owner_url(self, room_id: str) -> str | None:
+        """The public URL of the other node that plays ``room_id`` now, if it can be named."""
+        if self.ownership is None or self.cluster is None:
+            return None
+        try:
+            owner = await self.ownership.store.owner(room_id)
+        except Exception:
+            return None
+        if owner is None or owner == self.ownership.node:
+            return None
+        return self.cluster.url_of(owner)
+
+    async def take(self, room_id: str) -> Room | None:
+        """Claim a room nobody owns and rebuild it here (a lapsed lease's room, asked for by
+        a client or found by the ownership round); ``None`` when another node got it first or
+        it cannot be rebuilt. Concurrent calls for one room share one attempt."""
+        taking = self._taking.get(room_id)
+        if taking is None:
+            taking = self._taking[room_id] = asyncio.ensure_future(self._take(room_id))
+            taking.add_done_callback(lambda _: self._taking.pop(room_id, None))
+        return await asyncio.shield(taking)
+
+    async def _take(self, room_id: str) -> Room | None:
+        assert self.ownership is not None
+        if room_id in self.rooms:
+            return self.rooms[room_id]
+        epoch = await self.ownership.claim(room_id)
+        if epoch is None:
+            return None
+        if not await self.adopt(room_id, epoch):
+            await self.ownership.release(room_id)
+            return None
+        return self.rooms.get(room_id)
+
+    async def took(self, room_id: str) -> bool:
+        """:meth:`take`, as the ownership round asks for it: whether this node plays the room."""
+        return await self.take(room_id) is not None
 
     async def rematch(self, peer: Peer, room: Room) -> Room:
         """A new room with the same game, options and seats (people not ready yet), asked for
@@ -374,19 +473,22 @@ class Hub:
         more than the ``lobby_page`` setting: public waiting and playing rooms, newest first,
         then finished public games kept in the store, most recently finished first."""
         size = min(limit or self.settings.lobby_page, self.settings.lobby_page)
-        live = sorted(
-            (
-                room
-                for room in self.rooms.values()
-                if self.listed(room)
-                and room.status in ("waiting", "playing")
-                and (game is None or room.game.id == game)
-            ),
-            key=lambda room: room.created,
-            reverse=True,
-        )
+        live = [
+            room.summary()
+            for room in self.rooms.values()
+            if self.listed(room)
+            and room.status in ("waiting", "playing")
+            and (game is None or room.game.id == game)
+        ]
+        if self.cluster is not None:  # every other node's rooms too
+            live += [
+                summary
+                for summary in self.cluster.remote_rooms()
+                if summary.room not in self.rooms and (game is None or summary.game == game)
+            ]
+        live.sort(key=lambda summary: summary.created, reverse=True)
         total = len(live) + await self.store.get_finished_count(game)
-        page = [room.summary() for room in live[offset : offset + size]]
+        page = live[offset : offset + size]
         if len(page) < size:
             rows = await self.store.get_finished(
                 size - len(page), game, offset=max(0, offset - len(live))
@@ -411,15 +513,33 @@ class Hub:
     def _send_lobby(self) -> None:
         self._flush = None
         changed = [self.rooms[r].summary() for r in self._dirty if r in self.rooms]
-        update = LobbyUpdate(rooms=tuple(changed), removed=tuple(sorted(self._removed)))
+        removed = sorted(self._removed)
         self._dirty.clear()
         self._removed.clear()
         self._gauge()
-        if not self.lobby or (not update.rooms and not update.removed):
+        if self.cluster is not None:
+            self.spawn(self.cluster.publish(changed, removed))
+            # A room this node let go may be listed by its new owner already: not removed.
+            for room in [r for r in removed if r in self.cluster.remote]:
+                removed.remove(room)
+                changed.append(self.cluster.remote[room][1])
+        self._tell_lobby(tuple(changed), tuple(removed))
+
+    def _tell_lobby(self, rooms: tuple[RoomSummary, ...], removed: tuple[str, ...]) -> None:
+        """Send the lobby's watchers on this node one ``lobby_update``, if anything changed."""
+        if not self.lobby or (not rooms and not removed):
             return
-        frame = encode(update)
+        frame = encode(LobbyUpdate(rooms=rooms, removed=removed))
         for peer in self.lobby:
             peer.send_frame(frame)
+
+    def remote_lobby(self, rooms: tuple[RoomSummary, ...], removed: tuple[str, ...]) -> None:
+        """Other nodes changed the cluster's lobby: tell this node's watchers (rooms this node
+        plays itself are its own to announce)."""
+        self._tell_lobby(
+            tuple(summary for summary in rooms if summary.room not in self.rooms),
+            tuple(room for room in removed if room not in self.rooms),
+        )
 
     def _gauge(self) -> None:
         counts = {"waiting": 0, "playing": 0, "finished": 0}

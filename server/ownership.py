@@ -34,8 +34,8 @@ class Ownership:
     """The leases of one node (``node``) on ``store``, each ``ttl`` seconds long.
 
     ``lost(room_id)`` is called when a lease could not be renewed (another node has the room);
-    ``adopt(room_id, epoch)`` when this node claimed a lapsed room, which it must rebuild (it
-    returns ``False`` when it could not, and the lease is let go)."""
+    ``take(room_id)`` for a lapsed room this node may take over: it claims the room
+    (:meth:`claim`) and rebuilds it, and says whether it did."""
 
     def __init__(
         self,
@@ -43,7 +43,7 @@ class Ownership:
         node: str,
         ttl: float,
         lost: Callable[[str], None],
-        adopt: Callable[[str, int], Awaitable[bool]],
+        take: Callable[[str], Awaitable[bool]],
     ) -> None:
         self.store = store
         self.node = node
@@ -55,7 +55,7 @@ class Ownership:
         #: Whether rounds claim lapsed rooms (not while the server is still recovering its own).
         self.claiming = False
         self._lost = lost
-        self._adopt = adopt
+        self._take = take
         self._task: asyncio.Task[None] | None = None
 
     async def claim(self, room: str) -> int | None:
@@ -113,7 +113,7 @@ class Ownership:
 
     async def round(self) -> None:
         """One renewal round: renew every lease held, let go of the lost ones, then claim up
-        to :data:`CLAIMS_PER_ROUND` lapsed rooms and hand them to the hub."""
+        to :data:`CLAIMS_PER_ROUND` lapsed rooms through the hub."""
         held = dict(self.epochs)
         if held:
             kept = await self.store.renew_all(self.node, held, self.ttl)
@@ -127,9 +127,5 @@ class Ownership:
         for lease in await self.store.lapsed(CLAIMS_PER_ROUND):
             if lease.room in self.epochs or lease.room in self._creating:
                 continue
-            epoch = await self.claim(lease.room)
-            if epoch is None:
-                continue
-            log.info("room_claimed", room=lease.room, node=self.node, epoch=epoch, was=lease.node)
-            if not await self._adopt(lease.room, epoch):
-                await self.release(lease.room)
+            if await self._take(lease.room):
+                log.info("room_claimed", room=lease.room, node=self.node, was=lease.node)

@@ -454,6 +454,14 @@ class PostgresStore:
         )
         return None if row is None else _lease(row)
 
+    async def owner(self, room: str) -> str | None:
+        """The node whose lease on ``room`` is live (by the database's clock), or ``None``
+        when nobody holds it (no lease, or a lapsed one)."""
+        node: str | None = await self.pool.fetchval(
+            "SELECT node FROM leases WHERE room = $1 AND expires > now()", room
+        )
+        return node
+
     async def lapsed(self, limit: int = 100) -> list[Lease]:
         """Leases of waiting or playing rooms that have lapsed (their node died, paused or let
         them go), oldest first: the rooms a surviving node may claim."""
@@ -465,6 +473,15 @@ class PostgresStore:
             limit,
         )
         return [_lease(row) for row in rows]
+
+    def probe(self) -> asyncio.Future[None]:
+        """Take a transaction id (refused on a read-only or recovering server): a write that
+        changes nothing."""
+
+        async def write(connection: asyncpg.Connection) -> None:
+            await connection.fetchval("SELECT txid_current()")
+
+        return self._submit(write)
 
     def create_room(self, row: RoomRow) -> asyncio.Future[None]:
         """Store a new room."""

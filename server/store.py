@@ -193,6 +193,11 @@ class Store(Protocol):
         """Housekeeping the store itself needs now and then (the server calls it every few
         seconds), off the event loop's critical path."""
 
+    def probe(self) -> asyncio.Future[None]:
+        """A write that changes nothing, through the same queue as every other: it resolves
+        once committed, and fails when the store cannot take writes now (``/readyz``)."""
+        ...
+
     def append(self, room: str, *records: Record, epoch: int | None = None) -> asyncio.Future[None]:
         """Append a run of consecutive records; it must follow the room's log
         (:class:`AppendRefused` otherwise), all of it or none. ``epoch`` is a cluster node's
@@ -533,6 +538,10 @@ class EventStore:
         return self._submit(
             _APPEND, (room, first, last, pack_run(records), room, first - 1), checked=True
         )
+
+    def probe(self) -> asyncio.Future[None]:
+        """Rewrite the schema version (a real write to the file, changing nothing)."""
+        return self._submit(f"PRAGMA user_version = {SCHEMA_VERSION}", ())
 
     def create_room(self, row: RoomRow) -> asyncio.Future[None]:
         """Store a new room."""

@@ -30,9 +30,10 @@ from protocol.messages import (
     WatchLobby,
     Welcome,
 )
+from protocol.versions import PROTOCOL_VERSION
 
 
-def welcome(version: int = 1, ref: int | None = 1) -> Welcome:
+def welcome(version: int = PROTOCOL_VERSION, ref: int | None = 1) -> Welcome:
     return Welcome(
         ref=ref, version=version, token="t0k3n", user="u1", name="Ada", server_time=1.0,
         max_frame=65536,
@@ -147,7 +148,7 @@ def test_the_server_sends_nothing_but_error_or_bye_before_welcome() -> None:
         server.send(Ok(ref=1))
     with pytest.raises(InvalidState):
         server.send(welcome())  # no hello yet
-    server.receive_data(encode(Hello(versions=(1,), name="Ada")))
+    server.receive_data(encode(Hello(versions=(PROTOCOL_VERSION,), name="Ada")))
     with pytest.raises(InvalidState):
         server.send(Pong(server_time=1.0))
     with pytest.raises(InvalidState):

@@ -44,8 +44,10 @@ async def test_a_lapsed_lease_is_claimed_by_another_node_at_a_higher_epoch(
     await store.create_room(row("r1"))
     assert await store.claim("r1", "node-a", ttl=0.2) == 1
     assert [lease.room for lease in await store.lapsed()] == []
+    assert await store.owner("r1") == "node-a"
     await asyncio.sleep(0.3)
     assert [(lease.room, lease.node) for lease in await store.lapsed()] == [("r1", "node-a")]
+    assert await store.owner("r1") is None, "a lapsed lease has no owner"
     assert await store.claim("r1", "node-b", ttl=30) == 2
     assert await store.renew("r1", "node-a", 1, ttl=30) is False, "the old owner is out"
     assert await store.renew("r1", "node-b", 2, ttl=60) is True
@@ -58,7 +60,9 @@ async def test_a_released_room_is_claimable_at_once(store: PostgresStore) -> Non
     assert await store.claim("r1", "node-a", ttl=30) == 1
     assert await store.release("r1", "node-b", 1) is False, "only the owner lets go"
     assert await store.release("r1", "node-a", 1) is True
+    assert await store.owner("r1") is None
     assert await store.claim("r1", "node-b", ttl=30) == 2
+    assert await store.owner("r1") == "node-b"
 
 
 async def test_only_one_of_two_nodes_claiming_at_once_wins(store: PostgresStore) -> None:

@@ -234,9 +234,13 @@ def test_a_resuming_client_always_ends_with_the_latest_view(
         for frame in client.data_to_send():
             server.receive_data(frame)
         assert [type(event) for event in server.events_received()] == [Hello]
+        assert server.version is not None
         server.send(
-            Welcome(ref=1, version=1, token="t", user="u", name="Ada", server_time=0.0, max_frame=1)
-        )
+            Welcome(
+                ref=1, version=server.version, token="t", user="u", name="Ada", server_time=0.0,
+                max_frame=1,
+            )
+        )  # fmt: skip
         return client, server
 
     client, server = connect({})

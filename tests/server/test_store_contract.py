@@ -291,3 +291,18 @@ async def test_a_store_from_a_newer_lumin_is_refused(kind: str, opener, tmp_path
         await connection.close()
     with pytest.raises(SchemaTooNew, match="schema version 99"):
         await opener()
+
+
+async def test_a_probe_is_a_write_that_changes_nothing(store: Store) -> None:
+    await store.create_room(row("r1"))
+    before = await store.get_room("r1")
+    await store.probe()
+    assert await store.get_room("r1") == before
+    assert store.schema_version >= 1
+
+
+async def test_a_probe_fails_once_the_store_takes_no_writes(store: Store) -> None:
+    await store.aclose()
+    with pytest.raises(Exception):  # noqa: B017 - each store fails in its own words
+        await store.probe()
+    await store.open()  # the fixture closes it again

@@ -1,0 +1,398 @@
+"""This node's place in a cluster, through Redis: the node registry (every node's public URL
+and load, kept alive by heartbeats), room-to-node hints, and the cluster-wide lobby.
+
+Redis is for speed, never for truth. Who owns a room is its lease in PostgreSQL
+(:mod:`server.ownership`); a hint only saves a lookup there, and a stale one costs a client one
+more ``moved``. Each key lives under the cluster's prefix (``lumin:`` by default):
+
+- ``node:<id>``: the node's :class:`NodeInfo` as JSON, set at every heartbeat with an expiry of
+  three heartbeats, so a node that dies drops out of the registry by itself; ``nodes`` is the
+  set of ids ever seen (ids whose key expired are removed from it when next read).
+- ``room:<id>``: the node playing the room, refreshed at every heartbeat for every room the
+  node owns, with the same expiry.
+- ``lobby``: a hash from room id to the owner's id and the room's lobby summary, for every
+  public waiting or playing room of the cluster; each change is also published on the channel
+  ``lobby`` (:class:`LobbyChange`), so every node keeps a copy (:attr:`Cluster.remote`) and
+  tells its lobby watchers at once. The copy is read again from the hash every few seconds,
+  since pub/sub may drop a message.
+
+When Redis is away the node fails open: it goes on playing its own rooms, its lobby shows what
+it last knew, and a request for a room it cannot place is answered ``try_again``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import urllib.parse
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+import attrs
+import msgpack
+import redis.asyncio as aioredis
+import structlog
+from redis.backoff import ExponentialBackoff
+from redis.exceptions import RedisError
+from redis.retry import Retry
+
+from protocol.codec import SERVER_FRAME_LIMITS, decode, encode
+from protocol.messages import LobbyUpdate, RoomSummary
+
+__all__ = ["CREATE_MARGIN", "Cluster", "LobbyChange", "NodeInfo", "origin_of"]
+
+log = structlog.get_logger("lumin.cluster")
+
+#: Heartbeats between two full reads of the lobby hash (repairing a dropped pub/sub message).
+RESYNC_EVERY = 5
+#: A new room goes to another node when that node has at least this many fewer rooms (and a
+#: fifth fewer), so rooms spread without sending every creator away.
+CREATE_MARGIN = 2
+#: Seconds one Redis command may take before the node treats Redis as away.
+REDIS_TIMEOUT = 1.0
+
+
+@attrs.frozen
+class NodeInfo:
+    """One node as the registry shows it: its id, the websocket URL clients reach it at, and
+    its load (rooms it plays, open connections)."""
+
+    node: str
+    url: str
+    rooms: int = 0
+    connections: int = 0
+
+
+@attrs.frozen
+class LobbyChange:
+    """What one node's lobby flush changed: ``rooms`` it plays now (summaries) and ``removed``
+    room ids it no longer plays."""
+
+    node: str
+    rooms: tuple[RoomSummary, ...] = ()
+    removed: tuple[str, ...] = ()
+
+    def pack(self) -> bytes:
+        update = LobbyUpdate(rooms=self.rooms, removed=self.removed)
+        # Both as msgpack raw strings: Redis's Lua msgpack (the owner test) reads no bin type.
+        packed: bytes = msgpack.packb([self.node, encode(update)], use_bin_type=False)
+        return packed
+
+    @classmethod
+    def unpack(cls, data: bytes) -> LobbyChange:
+        name, frame = msgpack.unpackb(data, raw=True)
+        node = name.decode()
+        update = decode(frame, sender="server", limits=SERVER_FRAME_LIMITS)
+        assert isinstance(update, LobbyUpdate)
+        return cls(str(node), update.rooms, update.removed)
+
+
+def origin_of(url: str) -> str:
+    """The browser ``Origin`` of a page served where the websocket ``url`` points
+    (``wss://h/ws`` -> ``https://h``)."""
+    parts = urllib.parse.urlsplit(url)
+    scheme = {"ws": "http", "wss": "https"}.get(parts.scheme, parts.scheme)
+    return f"{scheme}://{parts.netloc}"
+
+
+# Deletes a lobby entry only while it still names the node that asks (each value is a packed
+# LobbyChange, ``[node, frame]``): a node letting a room go must not erase the entry of the
+# node that took it over.
+_DELETE_IF_OWNER = """
+local value = redis.call('HGET', KEYS[1], ARGV[1])
+if value and cmsgpack.unpack(value)[1] == ARGV[2] then
+  return redis.call('HDEL', KEYS[1], ARGV[1])
+end
+return 0
+"""
+
+
+class Cluster:
+    """This node (``node``, reached at ``public_url``) among the nodes sharing the Redis at
+    ``url``; keys under ``prefix``. :meth:`start` begins the heartbeats (every ``heartbeat``
+    seconds) and the lobby subscription; ``load()`` gives the node's ``(rooms, connections)``
+    and ``owned()`` the ids of the rooms it plays, both read at each heartbeat;
+    ``lobby_changed(rooms, removed)`` is told what other nodes changed in the lobby."""
+
+    def __init__(
+        self,
+        url: str,
+        node: str,
+        public_url: str,
+        *,
+        prefix: str = "lumin:",
+        heartbeat: float = 1.0,
+    ) -> None:
+        self.node = node
+        self.public_url = public_url
+        self.prefix = prefix
+        self.heartbeat = heartbeat
+        self.redis = aioredis.Redis.from_url(
+            url,
+            socket_timeout=REDIS_TIMEOUT,
+            socket_connect_timeout=REDIS_TIMEOUT,
+            retry=Retry(ExponentialBackoff(cap=0.2, base=0.02), 1),
+        )
+        #: The live nodes as of the last heartbeat, this one included.
+        self.nodes: dict[str, NodeInfo] = {node: NodeInfo(node, public_url)}
+        #: Other nodes' public live rooms: room id -> (owner, summary).
+        self.remote: dict[str, tuple[str, RoomSummary]] = {}
+        #: Whether Redis answered the last command (``/readyz``).
+        self.reachable = False
+        self.load: Callable[[], tuple[int, int]] = lambda: (0, 0)
+        self.owned: Callable[[], Iterable[str]] = lambda: ()
+        self.lobby_changed: Callable[[tuple[RoomSummary, ...], tuple[str, ...]], None] = (
+            lambda rooms, removed: None
+        )
+        self._delete_if_owner = self.redis.register_script(_DELETE_IF_OWNER)
+        self._pubsub = self.redis.pubsub()
+        self._tasks: list[asyncio.Task[None]] = []
+        self._beats = 0
+
+    # -- keys ---------------------------------------------------------------------------------
+
+    def _key(self, *parts: str) -> str:
+        return self.prefix + ":".join(parts)
+
+    @property
+    def _channel(self) -> str:
+        return self._key("lobby")
+
+    # -- life -----------------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Join the registry (one heartbeat now), read the lobby and subscribe to its changes,
+        then beat every ``heartbeat`` seconds. Redis away at start is not fatal: the node plays
+        alone until it answers."""
+        await self.beat()
+        subscribed = asyncio.get_running_loop().create_future()
+        self._tasks = [
+            asyncio.create_task(self._beating(), name=f"cluster-heartbeat-{self.node}"),
+            asyncio.create_task(self._listening(subscribed), name=f"cluster-lobby-{self.node}"),
+        ]
+        with contextlib.suppress(TimeoutError):  # Redis away: the listener keeps trying
+            await asyncio.wait_for(asyncio.shield(subscribed), REDIS_TIMEOUT)
+
+    async def stop(self, leave: bool = True) -> None:
+        """Leave the registry at once (other nodes stop sending clients here) and close; with
+        ``leave`` false, only stop beating: the entry lapses by itself, as a dead node's."""
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError, RedisError, OSError):
+                await task
+        self._tasks = []
+        if leave:
+            with contextlib.suppress(RedisError, OSError):
+                await self.redis.delete(self._key("node", self.node))
+        with contextlib.suppress(RedisError, OSError, RuntimeError):
+            await self._pubsub.aclose()
+        with contextlib.suppress(RedisError, OSError):
+            await self.redis.aclose()
+
+    async def ping(self) -> bool:
+        """Whether Redis answers now."""
+        try:
+            await self.redis.ping()
+        except (RedisError, OSError):
+            self.reachable = False
+        else:
+            self.reachable = True
+        return self.reachable
+
+    async def _beating(self) -> None:
+        while True:
+            await asyncio.sleep(self.heartbeat)
+            await self.beat()
+
+    async def _listening(self, subscribed: asyncio.Future[None]) -> None:
+        """Subscribe to the lobby's channel (again each heartbeat until Redis answers), then
+        hand each message to :meth:`_on_message`; redis-py reconnects and resubscribes after
+        a dropped connection on its own."""
+        while True:
+            try:
+                await self._pubsub.subscribe(**{self._channel: self._on_message})
+            except (RedisError, OSError) as error:
+                log.debug("cluster_lobby_not_subscribed", error=repr(error))
+                await asyncio.sleep(self.heartbeat)
+                continue
+            if not subscribed.done():
+                subscribed.set_result(None)
+            await self._pubsub.run(exception_handler=self._pubsub_failed, poll_timeout=1.0)
+
+    async def _pubsub_failed(self, error: Exception, pubsub: Any) -> None:
+        log.warning("cluster_lobby_subscription_failed", error=repr(error))
+        await asyncio.sleep(self.heartbeat)
+
+    # -- the registry ---------------------------------------------------------------------------
+
+    async def beat(self) -> None:
+        """One heartbeat: publish this node's load and room hints, then read the live nodes
+        (and, every :data:`RESYNC_EVERY` beats, the whole lobby)."""
+        rooms, connections = self.load()
+        info = NodeInfo(self.node, self.public_url, rooms, connections)
+        expiry = max(1, round(3 * self.heartbeat * 1000))
+        try:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                pipe.set(self._key("node", self.node), json.dumps(attrs.asdict(info)), px=expiry)
+                pipe.sadd(self._key("nodes"), self.node)
+                for room in self.owned():
+                    pipe.set(self._key("room", room), self.node, px=expiry)
+                await pipe.execute()
+            await self._read_nodes()
+            if self._beats % RESYNC_EVERY == 0:
+                await self._read_lobby()
+        except (RedisError, OSError) as error:
+            if self.reachable:
+                log.warning("cluster_redis_away", node=self.node, error=repr(error))
+            self.reachable = False
+            self.nodes[self.node] = info
+            return
+        if not self.reachable:
+            log.info("cluster_redis_reached", node=self.node, nodes=len(self.nodes))
+        self.reachable = True
+        self._beats += 1
+
+    async def _read_nodes(self) -> None:
+        members = await self.redis.smembers(self._key("nodes"))
+        ids = sorted(_text(member) for member in members)
+        values = await self.redis.mget([self._key("node", node) for node in ids]) if ids else []
+        nodes: dict[str, NodeInfo] = {}
+        gone = []
+        for node, value in zip(ids, values, strict=True):
+            if value is None:
+                gone.append(node)
+            else:
+                nodes[node] = NodeInfo(**json.loads(value))
+        if gone:
+            await self.redis.srem(self._key("nodes"), *gone)
+        rooms, connections = self.load()
+        nodes[self.node] = NodeInfo(self.node, self.public_url, rooms, connections)
+        departed = self.nodes.keys() - nodes.keys()
+        self.nodes = nodes
+        if departed:  # a dead node's rooms leave the lobby until their new owner lists them
+            self._forget_rooms_of(departed)
+
+    def _forget_rooms_of(self, nodes: set[str]) -> None:
+        removed = tuple(room for room, (node, _) in self.remote.items() if node in nodes)
+        for room in removed:
+            del self.remote[room]
+        if removed:
+            self.lobby_changed((), removed)
+
+    def url_of(self, node: str) -> str | None:
+        """The public URL of a live node, or ``None`` when the registry does not know it."""
+        info = self.nodes.get(node)
+        return None if info is None else info.url
+
+    @property
+    def origins(self) -> set[str]:
+        """The browser origins of every live node's public URL (a page served by one node may
+        open its socket to another)."""
+        return {origin_of(info.url) for info in self.nodes.values()}
+
+    def less_loaded(self) -> NodeInfo | None:
+        """The node a new room should go to instead of this one: the one with the fewest rooms,
+        when it has clearly fewer than this node (:data:`CREATE_MARGIN`); else ``None``."""
+        mine, _ = self.load()
+        others = [info for info in self.nodes.values() if info.node != self.node]
+        if not others:
+            return None
+        best = min(others, key=lambda info: (info.rooms, info.connections, info.node))
+        if mine - best.rooms >= max(CREATE_MARGIN, mine / 5):
+            return best
+        return None
+
+    # -- hints ----------------------------------------------------------------------------------
+
+    async def hint(self, room: str) -> str | None:
+        """The node the registry says plays ``room`` (``None``: no hint, or Redis away)."""
+        try:
+            value = await self.redis.get(self._key("room", room))
+        except (RedisError, OSError):
+            return None
+        return None if value is None else _text(value)
+
+    async def hint_room(self, room: str) -> None:
+        """Tell the cluster this node plays ``room`` now (it created or adopted it)."""
+        expiry = max(1, round(3 * self.heartbeat * 1000))
+        with contextlib.suppress(RedisError, OSError):
+            await self.redis.set(self._key("room", room), self.node, px=expiry)
+
+    # -- the lobby ------------------------------------------------------------------------------
+
+    async def publish(self, rooms: Iterable[RoomSummary], removed: Iterable[str]) -> None:
+        """Put this node's lobby changes in the cluster's lobby and tell the other nodes."""
+        change = LobbyChange(self.node, tuple(rooms), tuple(removed))
+        if not change.rooms and not change.removed:
+            return
+        entries = {
+            summary.room: LobbyChange(self.node, (summary,)).pack() for summary in change.rooms
+        }
+        try:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                if entries:
+                    pipe.hset(self._channel, mapping=entries)  # type: ignore[arg-type]
+                for room in change.removed:
+                    await self._delete_if_owner(
+                        keys=[self._channel], args=[room, self.node], client=pipe
+                    )
+                pipe.publish(self._channel, change.pack())
+                await pipe.execute()
+        except (RedisError, OSError) as error:
+            log.warning("cluster_lobby_not_published", node=self.node, error=repr(error))
+
+    def _on_message(self, message: Mapping[str, Any]) -> None:
+        try:
+            change = LobbyChange.unpack(message["data"])
+        except Exception:
+            log.exception("cluster_lobby_message_unreadable")
+            return
+        if change.node != self.node:
+            self._apply(change)
+
+    def _apply(self, change: LobbyChange) -> None:
+        """Take another node's lobby change into :attr:`remote`; a removal counts only while
+        the room is still that node's (it may have moved on to a third)."""
+        for summary in change.rooms:
+            self.remote[summary.room] = (change.node, summary)
+        removed = tuple(
+            room
+            for room in change.removed
+            if room in self.remote and self.remote[room][0] == change.node
+        )
+        for room in removed:
+            del self.remote[room]
+        if change.rooms or removed:
+            self.lobby_changed(change.rooms, removed)
+
+    async def _read_lobby(self) -> None:
+        """Read the whole cluster lobby again (the repair for a dropped pub/sub message)."""
+        entries = await self.redis.hgetall(self._channel)
+        fresh: dict[str, tuple[str, RoomSummary]] = {}
+        for value in entries.values():
+            try:
+                change = LobbyChange.unpack(value if isinstance(value, bytes) else value.encode())
+            except Exception:
+                continue
+            if change.node != self.node and change.node in self.nodes:
+                for summary in change.rooms:
+                    fresh[summary.room] = (change.node, summary)
+        changed = tuple(
+            summary
+            for room, (node, summary) in fresh.items()
+            if self.remote.get(room) != (node, summary)
+        )
+        removed = tuple(room for room in self.remote if room not in fresh)
+        self.remote = fresh
+        if changed or removed:
+            self.lobby_changed(changed, removed)
+
+    def remote_rooms(self) -> list[RoomSummary]:
+        """Other live nodes' public waiting and playing rooms."""
+        return [summary for node, summary in self.remote.values() if node in self.nodes]
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value

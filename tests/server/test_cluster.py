@@ -1,0 +1,286 @@
+"""Lumin nodes in one cluster (``server/cluster.py``), on real PostgreSQL and Redis: each node
+sees the others in the registry, lists every node's rooms in its lobby, sends a request for a
+room another node plays on with ``moved`` (``try_again`` naming the node to a version-1
+client), creates a room on the least-loaded node, takes over a room nobody owns the moment a
+client asks for it, and tells the clients of a room it lost where the room went. The Python
+client library follows ``moved`` without its caller noticing. ``/readyz`` says whether the
+store takes a write and Redis answers."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+import urllib.error
+import urllib.request
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+import msgpack
+import pytest
+from websockets.asyncio.client import connect as ws_connect
+
+from clients.sdk import LuminClient, bot, human
+from engine.core import expand_legal, to_wire
+from engine.registry import get_game
+from protocol.messages import RoomCreated
+from server.app import LuminServer
+from server.cluster import CREATE_MARGIN, origin_of
+from server.config import Settings
+from tests.server.conftest import TEST_LIMITS
+from tests.server.test_store_contract import reset_postgres
+
+TTL = 1.0
+
+
+@pytest.fixture
+async def nodes(
+    postgres_url: str, redis_url: str, redis_prefix: str, tmp_path: Path
+) -> AsyncIterator[Callable[..., Any]]:
+    """Starts Lumin nodes of one cluster on this test's database and Redis key prefix."""
+    await reset_postgres(postgres_url)
+    started: list[LuminServer] = []
+
+    async def start(node: str, **settings: Any) -> LuminServer:
+        options: dict[str, Any] = {
+            "port": 0, "data": tmp_path / node, "store": postgres_url, "redis": redis_url,
+            "redis_prefix": redis_prefix, "node_id": node, "lease_ttl": TTL, "bot_delay": 0.0,
+            **TEST_LIMITS,
+        }  # fmt: skip
+        server = LuminServer(Settings(**(options | settings)))
+        await server.start()
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        await server.stop()
+    await reset_postgres(postgres_url)  # the worker's database is shared: leave it empty
+
+
+def url(server: LuminServer) -> str:
+    return f"ws://127.0.0.1:{server.port}/ws"
+
+
+async def until(condition: Callable[[], bool], seconds: float = 5.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        await asyncio.sleep(0.05)
+
+
+async def known_to_each_other(*servers: LuminServer) -> None:
+    """Wait until every node's registry lists every node."""
+    names = {server.hub.cluster.node for server in servers}  # type: ignore[union-attr]
+    await until(lambda: all(names <= set(s.hub.cluster.nodes) for s in servers))  # type: ignore[union-attr]
+
+
+class Raw:
+    """A client speaking bare msgpack frames, to see exactly what a node answers."""
+
+    def __init__(self, socket: Any) -> None:
+        self.socket = socket
+        self.next_id = 0
+
+    @classmethod
+    async def open(cls, server: LuminServer, versions: list[int], token: str | None = None) -> Raw:
+        raw = cls(await ws_connect(url(server)))
+        hello = {"type": "hello", "versions": versions, "name": "Ada", "id": 0}
+        if token is not None:
+            hello["token"] = token
+        await raw.socket.send(msgpack.packb(hello))
+        await raw.answer(0)
+        return raw
+
+    async def request(self, message: dict[str, Any]) -> dict[str, Any]:
+        self.next_id += 1
+        await self.socket.send(msgpack.packb({**message, "id": self.next_id}))
+        return await self.answer(self.next_id)
+
+    async def answer(self, ref: int) -> dict[str, Any]:
+        while True:
+            message = msgpack.unpackb(await asyncio.wait_for(self.socket.recv(), 5))
+            if message.get("ref") == ref:
+                return message
+
+    async def next(self, kind: str) -> dict[str, Any]:
+        while True:
+            message = msgpack.unpackb(await asyncio.wait_for(self.socket.recv(), 5))
+            if message["type"] == kind:
+                return message
+
+
+async def test_every_node_is_in_the_registry_with_its_url_and_load(nodes) -> None:
+    a = await nodes("node-a", public_url="ws://games.example.org:{port}/node/a/ws")
+    b = await nodes("node-b")
+    await known_to_each_other(a, b)
+    seen_from_b = b.hub.cluster.nodes["node-a"]
+    assert seen_from_b.url == f"ws://games.example.org:{a.port}/node/a/ws", "{port} filled in"
+    assert b.hub.cluster.nodes["node-b"].url == url(b), "default: ws://HOST:PORT/ws"
+    ada = await LuminClient.connect(url(a), "Ada")
+    await ada.create_room("flip_over_frog", seats=[human(), bot()], sit=0)
+    await until(lambda: b.hub.cluster.nodes["node-a"].rooms == 1)
+    assert b.hub.cluster.nodes["node-a"].connections == 1
+    await ada.close()
+    await a.stop()  # leaves the registry at once, not after its heartbeats lapse
+    await until(lambda: "node-a" not in b.hub.cluster.nodes)
+
+
+async def test_the_lobby_on_any_node_lists_every_nodes_rooms(nodes) -> None:
+    a, b = await nodes("node-a"), await nodes("node-b")
+    await known_to_each_other(a, b)
+    bea = await LuminClient.connect(url(b), "Bea")
+    assert await bea.watch_lobby() == []
+    ada = await LuminClient.connect(url(a), "Ada")
+    room = await ada.create_room("neon_hex", seats=[human(), bot()], sit=0)
+    update = await _next_lobby_update(bea)
+    assert [summary.room for summary in update.rooms] == [room], "announced on node B at once"
+    listed = await bea.list_rooms()
+    assert [summary.room for summary in listed] == [room]
+    assert listed[0].seats[0].name == "Ada"
+    await ada.leave(room)
+    a.hub.sweep(time.time() + 2 * a.settings.idle_expiry)  # nobody in it: it expires
+    while room not in (update := await _next_lobby_update(bea)).removed:
+        assert [summary.room for summary in update.rooms] == [room]
+    assert await bea.list_rooms() == []
+    await ada.close()
+    await bea.close()
+
+
+async def _next_lobby_update(client: LuminClient) -> Any:
+    while True:
+        message = await asyncio.wait_for(client.messages.get(), 5)
+        if message.TYPE == "lobby_update":
+            return message
+
+
+async def test_a_seat_on_another_nodes_room_is_answered_with_moved(nodes) -> None:
+    a, b = await nodes("node-a"), await nodes("node-b")
+    await known_to_each_other(a, b)
+    ada = await LuminClient.connect(url(a), "Ada")
+    room = await ada.create_room("flip_over_frog", seats=[human(), human()], sit=0)
+    await until(lambda: any(r.room == room for r in b.hub.cluster.remote_rooms()))
+    bea = await Raw.open(b, [1, 2])
+    for request in (
+        {"type": "join_seat", "room": room, "seat": 1},
+        {"type": "watch_room", "room": room},
+        {"type": "resume", "room": room, "seq": 0, "epoch": ""},
+    ):
+        answer = await bea.request(request)
+        assert answer == {"type": "moved", "ref": bea.next_id, "room": room, "url": url(a)}
+    old = await Raw.open(b, [1])  # a version-1 client is never sent `moved`
+    answer = await old.request({"type": "join_seat", "room": room, "seat": 1})
+    assert answer["type"] == "error" and answer["code"] == "try_again"
+    assert url(a) in answer["message"]
+    await ada.close()
+
+
+async def test_the_python_client_follows_moved_and_plays_on_the_owner(nodes) -> None:
+    a, b = await nodes("node-a"), await nodes("node-b")
+    await known_to_each_other(a, b)
+    ada = await LuminClient.connect(url(a), "Ada")
+    room = await ada.create_room("flip_over_frog", seats=[human(), human()], sit=0)
+    bea = await LuminClient.connect(url(b), "Bea")
+    await bea.join(room, 1)  # answered `moved` by node B, then `ok` by node A
+    assert bea.url == url(a) and bea.first_url == url(b)
+    assert room in bea.room_info
+    await ada.ready(room)
+    await bea.ready(room)
+    await ada.start(room)
+    await until(lambda: bea.view(room) is not None)
+    assert a.hub.rooms[room].seat_of(bea.user) == 1
+    await ada.close()
+    await bea.close()
+
+
+async def test_a_new_room_goes_to_the_least_loaded_node(nodes) -> None:
+    a, b = await nodes("node-a"), await nodes("node-b")
+    await known_to_each_other(a, b)
+    ada = await LuminClient.connect(url(a), "Ada")
+    for _ in range(CREATE_MARGIN):
+        await ada.create_room("neon_hex", seats=[human(), bot()])
+    await until(lambda: b.hub.cluster.nodes["node-a"].rooms == CREATE_MARGIN)
+    await until(lambda: a.hub.cluster.nodes["node-a"].rooms == CREATE_MARGIN)
+    raw = await Raw.open(a, [2])
+    request = {"type": "create_room", "game": "neon_hex", "seats": [{"kind": "human"}]}
+    request["seats"].append({"kind": "bot"})
+    answer = await raw.request(request)  # `room` nil: left out on the wire, as every nil
+    assert answer == {"type": "moved", "ref": raw.next_id, "url": url(b)}
+    room = await ada.create_room("neon_hex", seats=[human(), bot()], sit=0)
+    assert room in b.hub.rooms and room not in a.hub.rooms, "the client followed to node B"
+    assert isinstance(ada.last_created, RoomCreated)
+    await ada.close()
+
+
+async def test_a_room_nobody_owns_is_taken_over_by_the_node_a_client_asks(nodes) -> None:
+    a, b = await nodes("node-a"), await nodes("node-b")
+    await known_to_each_other(a, b)
+    ada = await LuminClient.connect(url(a), "Ada")
+    room = await ada.create_room("flip_over_frog", seats=[human(), bot()], sit=0)
+    await ada.start(room)
+    await until(lambda: bool(ada.legal(room)))
+    seq = ada.seq(room)
+    b.hub.ownership.claiming = False  # no ownership round of B's may take it first
+    await a.hub.ownership.stop()  # node A pauses: its lease lapses after the TTL,
+    await a.hub.cluster.stop(leave=False)  # its registry entry and hints after 3 heartbeats
+    await until(lambda: "node-a" not in b.hub.cluster.nodes)
+    await asyncio.sleep(TTL)
+    raw = await Raw.open(b, [2], token=ada.token)
+    answer = await raw.request({"type": "resume", "room": room, "seq": 0, "epoch": ""})
+    assert answer["type"] == "snapshot" and answer["seq"] == seq, "rebuilt on B at once"
+    assert room in b.hub.rooms and b.hub.ownership.epochs[room] == 2
+    # Node A's next append is fenced: it lets the room go and sends Ada on to node B.
+    command = to_wire(expand_legal(get_game("flip_over_frog"), ada.legal(room))[0])
+    assert (await ada.act(room, command)).TYPE == "rejected", "refused: the room moved"
+    moved = await _next_moved(ada)
+    assert (moved.room, moved.url) == (room, url(b))
+    await until(lambda: ada.url == url(b) and ada.online)
+    await until(lambda: room in ada.room_info and ada.seq(room) >= seq)
+    await ada.close()
+
+
+async def _next_moved(client: LuminClient) -> Any:
+    while True:
+        message = await asyncio.wait_for(client.messages.get(), 5)
+        if message.TYPE == "moved":
+            return message
+
+
+async def test_a_page_from_any_node_may_open_a_socket_to_another(nodes) -> None:
+    a = await nodes("node-a", public_url="wss://one.example.org/node/a/ws")
+    b = await nodes("node-b", origins=("https://games.example.org",))
+    await known_to_each_other(a, b)
+    assert origin_of("wss://one.example.org/node/a/ws") == "https://one.example.org"
+    for origin in ("https://one.example.org", "https://games.example.org"):
+        async with ws_connect(url(b), origin=origin) as socket:  # type: ignore[arg-type]
+            await socket.send(msgpack.packb({"type": "hello", "versions": [2], "name": "Ada"}))
+            assert msgpack.unpackb(await socket.recv())["type"] == "welcome"
+    with pytest.raises(Exception, match="403"):
+        await ws_connect(url(b), origin="https://elsewhere.example.org")  # type: ignore[arg-type]
+
+
+def _get(server: LuminServer, path: str) -> tuple[int, dict[str, Any]]:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{server.port}{path}", timeout=5) as answer:
+            return answer.status, json.loads(answer.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read())
+
+
+async def test_readyz_fails_while_redis_is_unreachable_and_the_node_plays_on(
+    nodes, unused_tcp_port: int
+) -> None:
+    a = await nodes("node-a")
+    status, body = await asyncio.to_thread(_get, a, "/readyz")
+    assert (status, body) == (200, {"status": "ready", "checks": {"store": "ok", "redis": "ok"}})
+    lonely = await nodes("node-b", redis=f"redis://127.0.0.1:{unused_tcp_port}/0")
+    status, body = await asyncio.to_thread(_get, lonely, "/readyz")
+    assert status == 503 and body["status"] == "not_ready"
+    assert body["checks"]["store"] == "ok" and body["checks"]["redis"].startswith("failing")
+    assert (await asyncio.to_thread(_get, lonely, "/healthz"))[0] == 200, "alive all the same"
+    ada = await LuminClient.connect(url(lonely), "Ada")  # Redis away: the node fails open
+    room = await ada.create_room("flip_over_frog", seats=[human(), bot()], sit=0)
+    await ada.start(room)
+    await until(lambda: bool(ada.legal(room)))
+    await ada.close()
