@@ -1,0 +1,721 @@
+"""Lumin's deployment files (``deploy/``), checked on a machine with no Docker engine and no
+Kubernetes cluster (docs/operating.md, "Deploying a cluster (deploy/)"):
+
+- ``deploy/Dockerfile``: read as text (it is not built here): the two stages, what is copied,
+  the unprivileged user, the port, the stop signal, and a health check whose Python command is
+  run against a live node;
+- ``deploy/compose.yaml``: ``docker-compose config`` (or ``docker compose config``) accepts it,
+  and what it resolves to has three Lumin nodes with their own node ids and public URLs, each
+  URL routed to its node by ``deploy/nginx/cluster.conf``;
+- ``deploy/k8s/``: every manifest validated offline against Kubernetes' schemas
+  (``kubernetes-validate``, strict), and the probes, grace period, disruption budget and
+  non-root settings Lumin's nodes need;
+- ``deploy/nginx/cluster.conf``: ``nginx -t`` on a copy whose upstream hosts are local ports
+  (nginx resolves the compose services' names, which this machine does not have), then that
+  nginx in front of three ``lumin serve`` processes: ``/healthz`` through ``/``, ``/metrics``
+  refused, and the Lumin handshake through ``/ws`` and through each ``/node/N/ws``, which must
+  reach node N alone.
+
+What a check needs and does not find (``docker-compose``, ``nginx``, PyYAML,
+``kubernetes-validate``) skips it, saying what to install. Every wait is bounded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import tomllib
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import msgpack
+import pytest
+from websockets.asyncio.client import connect
+from websockets.exceptions import InvalidStatus
+
+ROOT = Path(__file__).resolve().parents[2]
+DEPLOY = ROOT / "deploy"
+DOCKERFILE = DEPLOY / "Dockerfile"
+COMPOSE = DEPLOY / "compose.yaml"
+CLUSTER_CONF = DEPLOY / "nginx" / "cluster.conf"
+K8S = DEPLOY / "k8s"
+
+#: The compose services of the Lumin nodes, by node number.
+NODES = {1: "node-1", 2: "node-2", 3: "node-3"}
+#: The port a Lumin node listens on in its container.
+NODE_PORT = 8700
+#: Variables of flags being added to ``lumin serve`` by the cluster work (not in every
+#: checkout yet); every other ``LUMIN_`` variable the deployment sets must be a flag's.
+PENDING_VARIABLES = frozenset({"LUMIN_REDIS", "LUMIN_PUBLIC_URL"})
+#: Lumin pings every 20 s: a proxy must wait longer than that on a quiet websocket.
+PING_SECONDS = 20
+#: Kubernetes versions whose schemas the manifests must satisfy: an older one still served
+#: and the newest one the installed kubernetes-validate knows.
+K8S_OLDEST = "1.29.0"
+
+WAIT = 15.0  # seconds any one process may take to start
+
+
+# --- helpers ----------------------------------------------------------------------------------
+
+
+def _yaml() -> ModuleType:
+    return pytest.importorskip(
+        "yaml", reason="PyYAML is not installed (pip install PyYAML): it reads the YAML files"
+    )
+
+
+def _seconds(duration: Any) -> float:
+    """A compose duration ("90s", "1m30s", "1h", 90) in seconds."""
+    if isinstance(duration, int | float):
+        return float(duration)
+    units = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 0.001, "us": 1e-6}
+    parts = re.findall(r"(\d+(?:\.\d+)?)(ms|us|h|m|s)", str(duration))
+    assert parts and "".join(n + u for n, u in parts) == str(duration), duration
+    return sum(float(number) * units[unit] for number, unit in parts)
+
+
+def _lumin_variables() -> set[str]:
+    """The variable of every ``lumin serve`` flag, and those of the flags being added."""
+    from lumin.serve import serve
+
+    names = {param.envvar for param in serve.params if isinstance(param.envvar, str)}
+    assert "LUMIN_PORT" in names and "LUMIN_TRUSTED_PROXIES" in names
+    return names | PENDING_VARIABLES
+
+
+# A small reader of nginx's configuration language: directives, their arguments, blocks.
+
+
+@dataclass
+class Directive:
+    name: str
+    args: list[str]
+    block: list[Directive] | None = None
+
+    def all(self, name: str, *args: str) -> list[Directive]:
+        return [d for d in self.block or [] if d.name == name and d.args[: len(args)] == [*args]]
+
+    def one(self, name: str, *args: str) -> Directive:
+        found = self.all(name, *args)
+        assert len(found) == 1, f"{name} {' '.join(args)}: {len(found)} found"
+        return found[0]
+
+
+_TOKEN = re.compile(r"#[^\n]*|\"(?:\\.|[^\"])*\"|'(?:\\.|[^'])*'|[{};]|[^\s{};]+")
+
+
+def parse_nginx(text: str) -> Directive:
+    stack = [Directive("main", [], [])]
+    words: list[str] = []
+    for token in _TOKEN.findall(text):
+        if token.startswith("#"):
+            continue
+        if token == ";":
+            assert words, "an empty directive"
+            stack[-1].block.append(Directive(words[0], words[1:]))  # type: ignore[union-attr]
+            words = []
+        elif token == "{":
+            block = Directive(words[0], words[1:], [])
+            stack[-1].block.append(block)  # type: ignore[union-attr]
+            stack.append(block)
+            words = []
+        elif token == "}":
+            assert not words and len(stack) > 1, "an unbalanced }"
+            stack.pop()
+        else:
+            words.append(token.strip("\"'"))
+    assert len(stack) == 1 and not words, "an unclosed block"
+    return stack[0]
+
+
+def render_cluster_conf(text: str, node_ports: dict[int, int], listen_port: int) -> str:
+    """cluster.conf with each node's service name:port replaced by a local port and nginx
+    listening on 127.0.0.1, so it runs on this machine."""
+    for number, service in NODES.items():
+        text, count = re.subn(
+            rf"\b{re.escape(service)}:{NODE_PORT}\b", f"127.0.0.1:{node_ports[number]}", text
+        )
+        assert count >= 2, f"{service}:{NODE_PORT} is in lumin_any and its own upstream"
+    text, count = re.subn(r"\blisten\s+80\s*;", f"listen 127.0.0.1:{listen_port};", text)
+    assert count == 1
+    return text
+
+
+def nginx_main_conf(prefix: Path, cluster_conf: Path) -> str:
+    """A main nginx.conf that runs unprivileged in ``prefix``, in the foreground, as one
+    process (so ending it ends all of it), around the http-level cluster.conf."""
+    temp = {kind: prefix / kind for kind in ("body", "proxy", "fastcgi", "uwsgi", "scgi")}
+    for folder in temp.values():
+        folder.mkdir(exist_ok=True)
+    return f"""
+daemon off;
+master_process off;
+worker_processes 1;
+pid {prefix / "nginx.pid"};
+error_log {prefix / "error.log"} notice;
+events {{ worker_connections 256; }}
+http {{
+    access_log {prefix / "access.log"};
+    client_body_temp_path {temp["body"]};
+    proxy_temp_path {temp["proxy"]};
+    fastcgi_temp_path {temp["fastcgi"]};
+    uwsgi_temp_path {temp["uwsgi"]};
+    scgi_temp_path {temp["scgi"]};
+    include {cluster_conf};
+}}
+"""
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def dockerfile_instructions() -> list[tuple[str, str]]:
+    """(INSTRUCTION, arguments) of the Dockerfile, continuation lines joined."""
+    instructions: list[tuple[str, str]] = []
+    pending = ""
+    for line in DOCKERFILE.read_text().splitlines():
+        stripped = line.strip()
+        if not pending and (not stripped or stripped.startswith("#")):
+            continue
+        if stripped.startswith("#"):
+            continue
+        pending += " " + stripped.removesuffix("\\").strip()
+        if not stripped.endswith("\\"):
+            word, _, rest = pending.strip().partition(" ")
+            instructions.append((word.upper(), rest.strip()))
+            pending = ""
+    assert not pending
+    return instructions
+
+
+def healthcheck_command() -> list[str]:
+    """The exec form of the Dockerfile's HEALTHCHECK CMD."""
+    (args,) = [args for word, args in dockerfile_instructions() if word == "HEALTHCHECK"]
+    _, _, command = args.partition("CMD ")
+    return list(json.loads(command))
+
+
+# --- the Dockerfile ---------------------------------------------------------------------------
+
+
+def test_dockerfile_builds_the_client_then_runs_the_server_unprivileged() -> None:
+    instructions = dockerfile_instructions()
+    froms = [args.split() for word, args in instructions if word == "FROM"]
+    assert [f[0] for f in froms] == ["node:20-slim", "python:3.11-slim"]
+    assert froms[0][1:] == ["AS", "web"]
+    split = next(i for i, (word, _) in enumerate(instructions) if word == "FROM" and i > 0)
+    web, server = instructions[:split], instructions[split:]
+    web_runs = [args for word, args in web if word == "RUN"]
+    assert "npm ci" in web_runs and "npm run build" in web_runs
+
+    runs = " ".join(args for word, args in server if word == "RUN")
+    assert "pip install /src" in runs and "[dev]" not in runs
+    # Every package pyproject.toml installs is copied in; every source copied exists.
+    include = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"][
+        "packages"
+    ]["find"]["include"]
+    copies = [args.split() for word, args in server if word == "COPY"]
+    local = [c for c in copies if not c[0].startswith("--from")]
+    sources = {source for copy in local for source in copy[:-1]}
+    assert {"pyproject.toml", "README.md"} <= sources
+    assert {pattern.rstrip("*") for pattern in include} <= sources
+    for source in sources:
+        assert (ROOT / source).exists(), source
+
+    (web_copy,) = [c for c in copies if c[0] == "--from=web"]
+    assert web_copy[1] == "/web/dist"
+    static = web_copy[2]
+    env = " ".join(args for word, args in server if word == "ENV")
+    cmd = json.loads(next(args for word, args in server if word == "CMD"))
+    assert cmd[:2] == ["lumin", "serve"]
+    assert f"LUMIN_STATIC={static}" in env or static in cmd
+    assert "LUMIN_HOST=0.0.0.0" in env or "0.0.0.0" in cmd
+
+    (user,) = [args for word, args in server if word == "USER"]
+    uid = user.split(":")[0]
+    assert uid.isdigit() and int(uid) != 0, "numeric, so runAsNonRoot can check it"
+    assert ("EXPOSE", str(NODE_PORT)) in server
+    assert ("STOPSIGNAL", "SIGTERM") in server
+    check = healthcheck_command()
+    assert check[:2] == ["python", "-c"] and "/healthz" in check[2]
+    compile(check[2], "HEALTHCHECK", "exec")
+
+
+def test_dockerignore_keeps_builds_and_environments_out() -> None:
+    # BuildKit reads <Dockerfile>.dockerignore beside the Dockerfile before the context's own.
+    ignored = (DEPLOY / "Dockerfile.dockerignore").read_text().split()
+    for pattern in (".git", "**/.venv", "clients/web/node_modules", "clients/web/dist"):
+        assert pattern in ignored
+
+
+# --- compose ----------------------------------------------------------------------------------
+
+
+def _compose_command() -> list[str] | None:
+    if shutil.which("docker-compose"):
+        return ["docker-compose"]
+    if shutil.which("docker"):
+        probe = subprocess.run(
+            ["docker", "compose", "version"], capture_output=True, timeout=30, check=False
+        )
+        if probe.returncode == 0:
+            return ["docker", "compose"]
+    return None
+
+
+@pytest.fixture(scope="module")
+def compose_config() -> dict[str, Any]:
+    """``docker-compose config``'s resolved file (it needs no Docker engine)."""
+    yaml = _yaml()
+    command = _compose_command()
+    if command is None:
+        pytest.skip(
+            "neither docker-compose nor the docker compose plugin is installed"
+            " (Debian: apt-get install -y docker-compose)"
+        )
+    env = {k: v for k, v in os.environ.items() if k != "LUMIN_DB_PASSWORD"}
+    done = subprocess.run(
+        [*command, "-f", str(COMPOSE), "config"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr
+    return dict(yaml.safe_load(done.stdout))
+
+
+def test_compose_has_three_nodes_each_routed_to_its_own_url(
+    compose_config: dict[str, Any],
+) -> None:
+    services = compose_config["services"]
+    lumin = {name: s for name, s in services.items() if s.get("image") == "lumin:local"}
+    assert sorted(lumin) == sorted(NODES.values())
+    conf = parse_nginx(CLUSTER_CONF.read_text())
+    server = conf.one("server")
+    ids, urls = set(), set()
+    for number, name in NODES.items():
+        node = lumin[name]
+        assert node["build"]["dockerfile"] == "deploy/Dockerfile"
+        assert Path(node["build"]["context"]).resolve() == ROOT
+        env = node["environment"]
+        ids.add(env["LUMIN_NODE_ID"])
+        urls.add(env["LUMIN_PUBLIC_URL"])
+        # The URL this node announces is nginx's route to this node's /ws and no other.
+        match = re.fullmatch(r"ws://localhost:(\d+)(/node/\d+/ws)", env["LUMIN_PUBLIC_URL"])
+        assert match, env["LUMIN_PUBLIC_URL"]
+        assert match.group(2) == f"/node/{number}/ws"
+        published = {str(p["published"]): int(p["target"]) for p in services["nginx"]["ports"]}
+        assert published[match.group(1)] == 80
+        location = server.one("location", "=", match.group(2))
+        upstream = location.one("proxy_pass").args[0]
+        assert upstream.endswith("/ws")
+        upstream_name = upstream.removeprefix("http://").removesuffix("/ws")
+        servers = conf.one("upstream", upstream_name).all("server")
+        assert [s.args[0] for s in servers] == [f"{name}:{NODE_PORT}"]
+        assert env["LUMIN_STORE"].startswith("postgresql://")
+        assert env["LUMIN_STORE"].split("@")[1].startswith("postgres:5432/")
+        assert env["LUMIN_REDIS"].startswith("redis://redis:6379")
+    assert len(ids) == len(urls) == len(NODES)
+    # Every node is in the any-node upstream.
+    any_servers = {s.args[0] for s in conf.one("upstream", "lumin_any").all("server")}
+    assert any_servers == {f"{name}:{NODE_PORT}" for name in NODES.values()}
+
+
+def test_compose_nodes_drain_wait_for_their_stores_and_trust_nginx(
+    compose_config: dict[str, Any],
+) -> None:
+    services = compose_config["services"]
+    known = _lumin_variables()
+    nginx_address = services["nginx"]["networks"]["lumin"]["ipv4_address"]
+    for name in NODES.values():
+        node = services[name]
+        assert _seconds(node["stop_grace_period"]) >= 60
+        assert node.get("stop_signal", "SIGTERM") == "SIGTERM"
+        assert node["depends_on"] == {
+            "postgres": {"condition": "service_healthy"},
+            "redis": {"condition": "service_healthy"},
+        }
+        check = node["healthcheck"]["test"]
+        assert check[0] == "CMD" and "/readyz" in check[-1]
+        compile(check[-1], "healthcheck", "exec")
+        env = node["environment"]
+        assert env["LUMIN_TRUSTED_PROXIES"] == nginx_address
+        unknown = {k for k in env if k.startswith("LUMIN_")} - known
+        assert not unknown, f"not variables of lumin serve: {unknown}"
+        assert "ports" not in node, "only nginx is published"
+
+    postgres = services["postgres"]
+    assert postgres["image"].startswith("postgres:15")
+    assert "pg_isready" in " ".join(postgres["healthcheck"]["test"])
+    volume = postgres["volumes"][0]
+    source = volume["source"] if isinstance(volume, dict) else volume.split(":")[0]
+    assert source in compose_config["volumes"], "a named volume"
+    redis = services["redis"]
+    assert redis["image"].startswith("redis:7")
+    assert redis["healthcheck"]["test"][-2:] == ["redis-cli", "ping"]
+    nginx = services["nginx"]
+    mounted = " ".join(v if isinstance(v, str) else v["source"] for v in nginx["volumes"])
+    assert str(CLUSTER_CONF) in mounted
+
+
+# --- Kubernetes -------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def manifests() -> list[dict[str, Any]]:
+    yaml = _yaml()
+    documents = []
+    for path in sorted(K8S.glob("*.yaml")):
+        documents += [d for d in yaml.safe_load_all(path.read_text()) if d]
+    assert documents
+    return documents
+
+
+def _kind(manifests: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
+    return [m for m in manifests if m["kind"] == kind]
+
+
+def test_k8s_manifests_match_the_schemas(manifests: list[dict[str, Any]]) -> None:
+    validate = pytest.importorskip(
+        "kubernetes_validate",
+        reason="kubernetes-validate is not installed (pip install kubernetes-validate)",
+    )
+    versions = [K8S_OLDEST, validate.latest_version()]
+    for manifest in manifests:
+        for version in versions:
+            validate.validate(manifest, version, strict=True)
+    # The validator is strict: a misspelt field is refused.
+    (statefulset,) = _kind(manifests, "StatefulSet")
+    broken = json.loads(json.dumps(statefulset))
+    container = broken["spec"]["template"]["spec"]["containers"][0]
+    container["livenesProbe"] = container.pop("livenessProbe")
+    with pytest.raises(validate.ValidationError):
+        validate.validate(broken, K8S_OLDEST, strict=True)
+
+
+def test_k8s_nodes_probe_drain_and_run_unprivileged(manifests: list[dict[str, Any]]) -> None:
+    (statefulset,) = _kind(manifests, "StatefulSet")
+    spec = statefulset["spec"]
+    pod = spec["template"]["spec"]
+    labels = spec["template"]["metadata"]["labels"]
+    assert spec["selector"]["matchLabels"].items() <= labels.items()
+    assert pod["terminationGracePeriodSeconds"] >= 60
+    # A Service named lumin would otherwise put LUMIN_PORT=tcp://... in the environment.
+    assert pod["enableServiceLinks"] is False
+    assert pod["securityContext"]["runAsNonRoot"] is True
+    assert pod["securityContext"]["runAsUser"] != 0
+    (container,) = pod["containers"]
+    security = container["securityContext"]
+    assert security["allowPrivilegeEscalation"] is False
+    assert security["readOnlyRootFilesystem"] is True
+    assert security["capabilities"]["drop"] == ["ALL"]
+    assert container["livenessProbe"]["httpGet"]["path"] == "/healthz"
+    assert container["readinessProbe"]["httpGet"]["path"] == "/readyz"
+    for side in ("requests", "limits"):
+        assert {"cpu", "memory"} <= container["resources"][side].keys()
+    mounts = {m["mountPath"] for m in container["volumeMounts"]}
+    assert "/tmp" in mounts
+
+    env = {e["name"]: e for e in container["env"]}
+    assert env["POD_NAME"]["valueFrom"]["fieldRef"]["fieldPath"] == "metadata.name"
+    assert env["LUMIN_NODE_ID"]["value"] == "$(POD_NAME)"
+    # $(VAR) expands only variables defined earlier in the list.
+    order = [e["name"] for e in container["env"]]
+    public_url = env["LUMIN_PUBLIC_URL"]["value"]
+    for used in re.findall(r"\$\((\w+)\)", public_url):
+        assert order.index(used) < order.index("LUMIN_PUBLIC_URL")
+    assert public_url.endswith("/node/$(POD_NAME)/ws")
+
+    # Every LUMIN_ variable set is one of lumin serve's.
+    known = _lumin_variables()
+    (config,) = _kind(manifests, "ConfigMap")
+    (secret,) = _kind(manifests, "Secret")
+    sources = {f["configMapRef"]["name"] for f in container["envFrom"] if "configMapRef" in f}
+    sources |= {f["secretRef"]["name"] for f in container["envFrom"] if "secretRef" in f}
+    assert sources == {config["metadata"]["name"], secret["metadata"]["name"]}
+    assert {"LUMIN_STORE", "LUMIN_REDIS"} <= secret["stringData"].keys()
+    names = set(env) | set(config["data"]) | set(secret["stringData"])
+    unknown = {n for n in names if n.startswith("LUMIN_")} - known
+    assert not unknown, f"not variables of lumin serve: {unknown}"
+
+    (budget,) = _kind(manifests, "PodDisruptionBudget")
+    assert budget["spec"]["maxUnavailable"] == 1
+    assert budget["spec"]["selector"]["matchLabels"].items() <= labels.items()
+
+
+def test_k8s_routes_each_pods_public_url_to_that_pod(manifests: list[dict[str, Any]]) -> None:
+    (statefulset,) = _kind(manifests, "StatefulSet")
+    name, replicas = statefulset["metadata"]["name"], statefulset["spec"]["replicas"]
+    services = {s["metadata"]["name"]: s for s in _kind(manifests, "Service")}
+    headless = services[statefulset["spec"]["serviceName"]]
+    assert headless["spec"]["clusterIP"] == "None"
+    routes: dict[str, str] = {}
+    for ingress in _kind(manifests, "Ingress"):
+        for rule in ingress["spec"]["rules"]:
+            for path in rule["http"]["paths"]:
+                routes[path["path"]] = path["backend"]["service"]["name"]
+    assert services[routes["/ws"]]["spec"]["selector"] == {"app.kubernetes.io/name": name}
+    assert services[routes["/"]]["spec"]["selector"] == {"app.kubernetes.io/name": name}
+    assert "selector" not in services[routes["/metrics"]]["spec"], "nothing behind /metrics"
+    for index in range(replicas):
+        pod = f"{name}-{index}"
+        (path,) = [p for p in routes if p.startswith(f"/node/{pod}/ws")]
+        selector = services[routes[path]]["spec"]["selector"]
+        assert selector["statefulset.kubernetes.io/pod-name"] == pod
+
+
+# --- nginx ------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def nginx_bin() -> str:
+    found = shutil.which("nginx") or next(
+        (p for p in ("/usr/sbin/nginx",) if os.access(p, os.X_OK)), None
+    )
+    if found is None:
+        pytest.skip("nginx is not installed (Debian: apt-get install -y nginx)")
+    return found
+
+
+def test_cluster_conf_headers_timeouts_and_routes() -> None:
+    server = parse_nginx(CLUSTER_CONF.read_text()).one("server")
+    headers = {d.args[0]: d.args[1] for d in server.all("proxy_set_header")}
+    assert headers["Host"] == "$http_host", "the port too: Lumin's same-origin check"
+    assert headers["Origin"] == "$http_origin"
+    assert headers["X-Forwarded-For"] == "$proxy_add_x_forwarded_for"
+    assert headers["Upgrade"] == "$http_upgrade"
+    assert headers["Connection"] == "$connection_upgrade"
+    assert server.one("proxy_http_version").args == ["1.1"]
+    locations = server.all("location")
+    for location in locations:
+        # A proxy_set_header in a location would drop every one set on the server.
+        assert not location.all("proxy_set_header"), location.args
+    sockets = [loc for loc in locations if loc.args[-1].endswith("/ws")]
+    assert [loc.args[-1] for loc in sockets] == ["/ws"] + [f"/node/{n}/ws" for n in NODES]
+    for location in sockets:
+        for timeout in ("proxy_read_timeout", "proxy_send_timeout"):
+            seconds = _seconds(location.one(timeout).args[0])
+            assert 3 * PING_SECONDS <= seconds <= 600, (location.args, timeout)
+    assert server.one("location", "/metrics").one("deny").args == ["all"]
+    assert server.one("location", "/").one("proxy_pass").args == ["http://lumin_any"]
+    conf = parse_nginx(CLUSTER_CONF.read_text())
+    assert conf.one("upstream", "lumin_any").all("least_conn")
+
+
+def test_nginx_accepts_cluster_conf(nginx_bin: str, tmp_path: Path) -> None:
+    rendered = tmp_path / "cluster.conf"
+    ports = {number: 20000 + number for number in NODES}
+    rendered.write_text(render_cluster_conf(CLUSTER_CONF.read_text(), ports, free_port()))
+    main = tmp_path / "nginx.conf"
+    main.write_text(nginx_main_conf(tmp_path, rendered))
+    done = subprocess.run(
+        [nginx_bin, "-t", "-p", str(tmp_path), "-c", str(main), "-e", str(tmp_path / "e.log")],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "test is successful" in done.stderr
+
+
+# --- nginx in front of three live Lumin nodes -------------------------------------------------
+
+
+@dataclass
+class Cluster:
+    nginx_port: int
+    node_ports: dict[int, int]
+    logs: list[Path] = field(default_factory=list)
+
+    def via_nginx(self, path: str, scheme: str = "http") -> str:
+        return f"{scheme}://127.0.0.1:{self.nginx_port}{path}"
+
+
+def _wait_for_ready_line(process: subprocess.Popen[bytes], log: Path) -> int:
+    """The port a ``lumin serve --port 0`` says it listens on."""
+    deadline = time.monotonic() + WAIT
+    while time.monotonic() < deadline:
+        found = re.search(r"Lumin listening on ws://127\.0\.0\.1:(\d+)/ws", log.read_text())
+        if found:
+            return int(found.group(1))
+        if process.poll() is not None:
+            pytest.fail(f"lumin serve exited {process.returncode}:\n{log.read_text()}")
+        time.sleep(0.05)
+    pytest.fail(f"lumin serve did not listen within {WAIT} s:\n{log.read_text()}")
+
+
+def _wait_for_port(process: subprocess.Popen[bytes], port: int, log: Path) -> None:
+    deadline = time.monotonic() + WAIT
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            pytest.fail(f"nginx exited {process.returncode}:\n{log.read_text()}")
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.5):
+            return
+        time.sleep(0.05)
+    pytest.fail(f"nginx did not listen within {WAIT} s:\n{log.read_text()}")
+
+
+def _stop(processes: list[subprocess.Popen[bytes]]) -> None:
+    for process in processes:
+        if process.poll() is None:
+            process.terminate()
+    for process in processes:
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=5)
+
+
+@pytest.fixture(scope="module")
+def cluster(nginx_bin: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    """Three standalone ``lumin serve`` nodes (SQLite, their own data folders) behind nginx
+    with cluster.conf rendered for their ports."""
+    lumin = Path(sys.executable).with_name("lumin")
+    if not lumin.exists():
+        pytest.skip(f"no lumin command beside {sys.executable} (make setup)")
+    base = tmp_path_factory.mktemp("cluster")
+    # No LUMIN_ variable of the caller's may reach the nodes (a store, a port...).
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LUMIN_")}
+    processes: list[subprocess.Popen[bytes]] = []
+    try:
+        nodes: dict[int, tuple[subprocess.Popen[bytes], Path]] = {}
+        for number in NODES:
+            log = base / f"node-{number}.log"
+            with log.open("wb") as out:
+                command = [str(lumin), "serve", "--host", "127.0.0.1", "--port", "0"]
+                command += ["--data", str(base / f"data-{number}"), "--log-level", "warning"]
+                process = subprocess.Popen(
+                    command,
+                    stdin=subprocess.DEVNULL,
+                    stdout=out,
+                    stderr=subprocess.STDOUT,
+                    env=env,
+                )
+            processes.append(process)
+            nodes[number] = (process, log)
+        ports = {n: _wait_for_ready_line(p, log) for n, (p, log) in nodes.items()}
+
+        prefix = base / "nginx"
+        prefix.mkdir()
+        listen = free_port()
+        rendered = prefix / "cluster.conf"
+        rendered.write_text(render_cluster_conf(CLUSTER_CONF.read_text(), ports, listen))
+        main = prefix / "nginx.conf"
+        main.write_text(nginx_main_conf(prefix, rendered))
+        errors = prefix / "error.log"
+        errors.touch()
+        with (prefix / "stdout.log").open("wb") as out:
+            nginx = subprocess.Popen(
+                [nginx_bin, "-p", str(prefix), "-c", str(main), "-e", str(errors)],
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+            )
+        processes.append(nginx)
+        _wait_for_port(nginx, listen, errors)
+        yield Cluster(listen, ports, [log for _, log in nodes.values()] + [errors])
+    finally:
+        _stop(processes)
+
+
+def _get(url: str) -> tuple[int, bytes]:
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    try:
+        with opener.open(url, timeout=5) as answer:
+            return answer.status, answer.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read()
+
+
+async def _hello(url: str, origin: str | None = None, token: str | None = None) -> dict[str, Any]:
+    """The first frame the server answers a ``hello`` with."""
+    hello: dict[str, Any] = {"type": "hello", "versions": [1], "name": "Ada", "id": 1}
+    if token is not None:
+        hello["token"] = token
+    async with connect(
+        url, origin=origin, proxy=None, open_timeout=5, close_timeout=2
+    ) as websocket:
+        await websocket.send(msgpack.packb(hello))
+        frame = await asyncio.wait_for(websocket.recv(), 5)
+    assert isinstance(frame, bytes), "Lumin answers in binary frames"
+    return dict(msgpack.unpackb(frame))
+
+
+def test_http_through_nginx_reaches_every_node(cluster: Cluster) -> None:
+    direct = set()
+    for port in cluster.node_ports.values():
+        status, body = _get(f"http://127.0.0.1:{port}/healthz")
+        assert status == 200
+        direct.add(json.loads(body)["epoch"])
+    assert len(direct) == len(NODES)
+    # Each node has its own epoch: nginx spreads /healthz over all three.
+    seen = set()
+    for _ in range(3 * len(NODES)):
+        status, body = _get(cluster.via_nginx("/healthz"))
+        assert status == 200
+        health = json.loads(body)
+        assert health["status"] == "ok"
+        seen.add(health["epoch"])
+    assert seen == direct
+    status, _ = _get(cluster.via_nginx("/metrics"))
+    assert status == 403
+    status, _ = _get(f"http://127.0.0.1:{cluster.node_ports[1]}/metrics")
+    assert status == 200
+
+
+async def test_websocket_handshake_through_ws_and_each_node_route(cluster: Cluster) -> None:
+    # A browser page served through nginx sends its origin, port included; Lumin's
+    # same-origin default accepts it only if nginx passes the Host it was sent.
+    origin = cluster.via_nginx("")
+    welcome = await _hello(cluster.via_nginx("/ws", "ws"), origin=origin)
+    assert welcome["type"] == "welcome" and welcome["ref"] == 1
+    for number, port in cluster.node_ports.items():
+        # A token only node N knows (each node here has its own SQLite store): through
+        # /node/N/ws it is welcomed as the same person, so the route reached node N.
+        first = await _hello(f"ws://127.0.0.1:{port}/ws")
+        assert first["type"] == "welcome"
+        again = await _hello(
+            cluster.via_nginx(f"/node/{number}/ws", "ws"), origin=origin, token=first["token"]
+        )
+        assert again["type"] == "welcome", again
+        assert again["user"] == first["user"]
+
+
+async def test_a_foreign_origin_is_refused_through_nginx(cluster: Cluster) -> None:
+    with pytest.raises(InvalidStatus) as refused:
+        await _hello(cluster.via_nginx("/ws", "ws"), origin="https://elsewhere.example")
+    assert refused.value.response.status_code == 403
+
+
+def test_the_image_healthcheck_command(cluster: Cluster) -> None:
+    command = healthcheck_command()
+    assert command[0] == "python"
+    run = [sys.executable, *command[1:]]
+
+    def check(port: int) -> int:
+        env = {**os.environ, "LUMIN_PORT": str(port)}
+        return subprocess.run(run, env=env, capture_output=True, timeout=30).returncode
+
+    assert check(cluster.node_ports[1]) == 0
+    assert check(free_port()) != 0, "nothing listens there: the check fails"
