@@ -26,6 +26,10 @@ import type { LogAccess } from "./logs";
 import { outcomeFromView, renderSummary } from "./summary";
 import { setAlert, setTitle } from "./title";
 
+/** Why the session did not send a move on after its room changed server (src/net/session.ts):
+ *  no server message reports these, so the error line shows them here. */
+const MOVE_FAILURES: ReadonlySet<string> = new Set(["game_changed", "too_many_moves"]);
+
 export class RoomPage implements Page {
   readonly element: HTMLElement;
   private readonly header = h("header.room-header");
@@ -449,7 +453,13 @@ export class RoomPage implements Page {
       readOnly: seat === null,
       act: (command: Command) => {
         const seq = app.session.view(room)?.seq ?? null;
-        return app.session.request({ type: "act", room, command, seq }).then(() => undefined);
+        return app.session.request({ type: "act", room, command, seq }).then(
+          () => undefined,
+          (error: unknown) => {
+            if (error instanceof ServerError && MOVE_FAILURES.has(error.code)) this.errors.show(error);
+            throw error;
+          },
+        );
       },
       sound: (name) => app.sound.play(name),
       serverNow: () => app.session.serverNow(),

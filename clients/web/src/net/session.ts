@@ -4,21 +4,36 @@
  * - {@link Session.request} sends a request and resolves with the message that answers it (the
  *   first one carrying its id as `ref`), or rejects with a {@link ServerError} for an `error`
  *   or `rejected` answer, a dropped connection (`disconnected`) or no answer in time
- *   (`timeout`).
+ *   (`timeout`, counted over the whole request: retries and moves included).
  * - Every room copy the connection keeps is reported through the `view` event when it changes
  *   (snapshot or applied delta), with the copy before; every `error` and `rejected` the server
  *   sends, and every bad frame or delta misfit, through the `problem` event.
- * - When the socket drops, it reconnects with exponential backoff (0.5 s doubling to 10 s,
- *   with jitter), says `hello` with the stored token and `resume`s every room it holds a copy
- *   of (private rooms with their code), so a player lands back where they were.
+ * - When the socket drops, requests waiting on it fail with `disconnected` and it reconnects to
+ *   the first URL it was given (in a cluster, any node) with exponential backoff (0.5 s
+ *   doubling to 10 s, with jitter; from 0.5 s again once a connection settles, below), says
+ *   `hello` with the stored token and `resume`s every room it holds a copy of (private rooms
+ *   with their code), so a player lands back where they were.
+ * - `moved` (protocol version 2: the room lives on another node of the cluster) is followed at
+ *   once and quietly: the session closes its socket, connects to `moved.url`, says `hello` and
+ *   resumes every room as after a drop, then sends the request `moved` answered again, so the
+ *   caller's promise resolves with the new node's answer. An `act` goes again only if the
+ *   identical command is among its room's fresh `legal` once the resume is answered; otherwise
+ *   it fails with `game_changed`. Other requests waiting on the node left fail with
+ *   `disconnected`, as on a drop. At most {@link MAX_MOVES} `moved` are followed before the
+ *   session settles on a node (a connection settles once welcomed and its resumes and resent
+ *   requests are answered otherwise than by `moved`); the next one fails its request with
+ *   `too_many_moves`, or, when it answers none of the caller's, reconnects with backoff.
+ * - An `error` with code `try_again` is not reported: the request goes again after about 1 s,
+ *   at most {@link MAX_RETRIES} times; the next `try_again` rejects it.
  * - Ping clock sync: three pings after `welcome`, then one every 5 s; {@link serverNow} is
  *   the estimated server clock, {@link rtt} the last round trip.
  */
 
 import { ServerError, ProtocolError } from "../protocol/errors";
-import type { ClientMessage, ServerMessage, ServerType, Welcome } from "../protocol/messages";
+import type { ClientMessage, Moved, ServerMessage, ServerType, Welcome } from "../protocol/messages";
 import { ClientConnection, SUPPORTED_VERSIONS } from "../protocol/connection";
 import { SERVER_FRAME_LIMITS } from "../protocol/codec";
+import { expandLegal, sameCommand } from "../protocol/legal";
 import type { RoomView } from "../protocol/roomview";
 import { ClockSync, clientNow } from "./clock";
 
@@ -37,6 +52,7 @@ export interface SocketLike {
 export type SessionStatus = "connecting" | "open" | "reconnecting" | "closed";
 
 export interface SessionOptions {
+  /** The first URL: connected to first and after every drop (in a cluster, any node). */
   url: string;
   name: string;
   token: string | null;
@@ -61,11 +77,32 @@ interface SessionEvents {
   message: (message: ServerMessage) => void;
 }
 
-interface Waiting {
-  resolve: (message: ServerMessage) => void;
-  reject: (error: ServerError) => void;
-  timer: ReturnType<typeof setTimeout>;
-  type: string;
+type ResumeMessage = Extract<ClientMessage, { type: "resume" }>;
+type ActMessage = Extract<ClientMessage, { type: "act" }>;
+
+/** `moved` followed in a row before the session settles on a node. */
+const MAX_MOVES = 3;
+/** Times a request refused with `try_again` is sent again. */
+const MAX_RETRIES = 3;
+/** Seconds before a `try_again` request goes again (± 25 % jitter). */
+const RETRY_DELAY = 1;
+
+/** A request until it is settled: it may be sent again (`try_again`) or on another connection (`moved`). */
+interface Pending {
+  /** As it was asked for; each sending without an `id` gets a fresh one. */
+  readonly message: ClientMessage;
+  readonly resolve: (answer: ServerMessage) => void;
+  readonly reject: (error: ServerError) => void;
+  /** The connection a session's own `resume` belongs to (each connection sends its own, so it
+   *  never goes on to another); null for a caller's request. */
+  readonly own: ClientConnection | null;
+  /** The deadline of the whole request. */
+  readonly timer: ReturnType<typeof setTimeout>;
+  /** Its id on the current connection while it waits there for an answer. */
+  id: number | null;
+  /** `try_again` answers it was sent again after. */
+  retries: number;
+  done: boolean;
 }
 
 const OPEN = 1;
@@ -73,6 +110,11 @@ const OPEN = 1;
 /** A performance mark, once per page (the first connection's milestones, for timing). */
 function mark(name: string): void {
   if (typeof performance !== "undefined" && performance.getEntriesByName?.(name).length === 0) performance.mark(name);
+}
+
+/** `seconds` ± 25 %, in milliseconds: clients that lost the same node do not all come back at once. */
+function jittered(seconds: number): number {
+  return seconds * (0.75 + Math.random() * 0.5) * 1000;
 }
 
 export class Session {
@@ -85,8 +127,17 @@ export class Session {
   token: string | null;
   welcome: Welcome | null = null;
 
+  /** Where the current (or next) connection goes: the first URL, or where `moved` sent it. */
+  private url: string;
   private socket: SocketLike | null = null;
-  private readonly answers = new Map<number, Waiting>();
+  /** Requests waiting for their answer on the current connection, by id. */
+  private readonly answers = new Map<number, Pending>();
+  /** Acts carried to this connection after `moved`, by room, until the room's resume is answered. */
+  private readonly heldActs = new Map<string, Pending[]>();
+  /** The own resumes and carried requests the current connection has not settled yet. */
+  private settling = new Set<Pending>();
+  /** `moved` followed since the session last settled on a node. */
+  private hops = 0;
   private readonly pings = new Map<number, number>();
   private readonly listeners = new Map<string, Set<(...args: never[]) => void>>();
   private readonly lastSeen = new Map<string, RoomView>();
@@ -100,6 +151,7 @@ export class Session {
   constructor(private readonly options: SessionOptions) {
     this.name = options.name;
     this.token = options.token;
+    this.url = options.url;
     this.conn = new ClientConnection();
     this.connect();
   }
@@ -148,27 +200,15 @@ export class Session {
 
   // --- requests -------------------------------------------------------------------------------
 
-  /** Send a request; resolves with its answer (see the module docs). */
+  /** Send a request; resolves with its answer (see the module docs). While a socket is being
+   *  opened, the request waits for it; between a drop and the next attempt it fails at once. */
   request<T extends ServerMessage = ServerMessage>(message: ClientMessage): Promise<T> {
-    if (this.status !== "open" && this.status !== "connecting") {
+    if (this.stopped || this.socket === null) {
       return Promise.reject(new ServerError("disconnected", "Not connected to the server; reconnecting…"));
     }
-    let sent: ClientMessage;
-    try {
-      sent = this.conn.send(message);
-    } catch (error) {
-      return Promise.reject(new ServerError("disconnected", String(error)));
-    }
-    const id = (sent as { id?: number }).id!;
-    const promise = new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.answers.delete(id);
-        reject(new ServerError("timeout", `The server did not answer '${message.type}' in time.`));
-      }, this.options.requestTimeout ?? 20000);
-      this.answers.set(id, { resolve: resolve as (m: ServerMessage) => void, reject, timer, type: message.type });
+    return new Promise<T>((resolve, reject) => {
+      this.send(this.track(message, resolve as (answer: ServerMessage) => void, reject, null));
     });
-    this.flush();
-    return promise;
   }
 
   /** Change the name played under: reconnects with the same token (seats are kept). */
@@ -205,6 +245,179 @@ export class Session {
     this.setStatus("closed");
   }
 
+  /** A request with its deadline, not sent yet. */
+  private track(
+    message: ClientMessage,
+    resolve: (answer: ServerMessage) => void,
+    reject: (error: ServerError) => void,
+    own: ClientConnection | null,
+  ): Pending {
+    const timeout = this.options.requestTimeout ?? 20000;
+    const pending: Pending = {
+      message,
+      resolve,
+      reject,
+      own,
+      timer: setTimeout(() => {
+        this.finish(pending, new ServerError("timeout", `The server did not answer '${message.type}' in time.`));
+      }, timeout),
+      id: null,
+      retries: 0,
+      done: false,
+    };
+    return pending;
+  }
+
+  /** Send a request on the current connection and wait there for its answer. */
+  private send(pending: Pending): void {
+    if (pending.done) return;
+    let sent: ClientMessage;
+    try {
+      sent = this.conn.send(pending.message);
+    } catch (error) {
+      this.finish(pending, new ServerError("disconnected", String(error)));
+      return;
+    }
+    this.waitFor(pending, (sent as { id: number }).id);
+    this.flush();
+  }
+
+  private waitFor(pending: Pending, id: number): void {
+    pending.id = id;
+    this.answers.set(id, pending);
+  }
+
+  /** Settle a request for good with its answer or failure (once; later outcomes are ignored). */
+  private finish(pending: Pending, outcome: ServerMessage | ServerError): void {
+    if (pending.done) return;
+    pending.done = true;
+    clearTimeout(pending.timer);
+    if (pending.id !== null && this.answers.get(pending.id) === pending) this.answers.delete(pending.id);
+    pending.id = null;
+    if (outcome instanceof ServerError) pending.reject(outcome);
+    else pending.resolve(outcome);
+    if (this.settling.delete(pending)) this.checkSettled();
+  }
+
+  /** A request's answer other than `moved`: a `try_again` goes again later, else it settles. */
+  private answered(pending: Pending, message: ServerMessage): void {
+    this.answers.delete(pending.id!);
+    pending.id = null;
+    if (this.willRetry(message, pending)) {
+      pending.retries += 1;
+      setTimeout(() => this.retry(pending), jittered(RETRY_DELAY));
+      return;
+    }
+    if (message.type === "error" || message.type === "rejected") {
+      this.finish(pending, new ServerError(message.code, message.message));
+      return;
+    }
+    if (pending.message.type === "leave" && message.type === "ok" && message.room) {
+      this.lastSeen.delete(message.room);
+      this.codes.delete(message.room);
+    }
+    this.finish(pending, message);
+  }
+
+  /** Whether `message` is a `try_again` refusal of `pending` that it is sent again after. */
+  private willRetry(message: ServerMessage, pending: Pending | undefined): boolean {
+    return message.type === "error" && message.code === "try_again" && pending !== undefined && pending.retries < MAX_RETRIES;
+  }
+
+  /** Send a `try_again` request again, on whichever connection is there (an own resume only on
+   *  its own: a later connection resumed the room itself). */
+  private retry(pending: Pending): void {
+    const gone = this.stopped || this.socket === null || (pending.own !== null && pending.own !== this.conn);
+    if (gone) this.finish(pending, new ServerError("disconnected", `The connection dropped before '${pending.message.type}' was answered.`));
+    else this.send(pending);
+  }
+
+  // --- moving between nodes -------------------------------------------------------------------
+
+  /** Follow `moved` at once: to its URL, carrying the caller's request it answers (if any) and
+   *  the acts held for a resume; past {@link MAX_MOVES} in a row, give up instead. */
+  private follow(moved: Moved, pending: Pending | undefined): void {
+    const request = pending !== undefined && pending.own === null ? pending : null;
+    if (this.hops >= MAX_MOVES) {
+      this.movedTooOften(request);
+      return;
+    }
+    this.hops += 1;
+    const carried = [...this.heldActs.values()].flat();
+    this.heldActs.clear();
+    if (request) {
+      this.answers.delete(request.id!);
+      request.id = null;
+      carried.push(request);
+    }
+    const socket = this.socket;
+    this.socket = null;
+    this.letGo();
+    socket?.close(1000, "moved");
+    this.url = moved.url;
+    this.connect(carried);
+  }
+
+  /** The {@link MAX_MOVES} guard: the caller's request fails; without one, the session starts
+   *  over from its first URL with backoff. The count starts again either way. */
+  private movedTooOften(request: Pending | null): void {
+    this.hops = 0;
+    if (request) {
+      const sentence = `The servers passed '${request.message.type}' on to one another ${MAX_MOVES} times without answering it; please try again in a moment.`;
+      this.finish(request, new ServerError("too_many_moves", sentence));
+      return;
+    }
+    this.emit("problem", new ServerError("too_many_moves", "The rooms kept moving between servers; reconnecting."), null);
+    this.restart();
+  }
+
+  /** Send a request carried from the node left, or hold an `act` until its room's resume is
+   *  answered (an act for a room not held cannot be checked, so it fails). */
+  private carryOn(pending: Pending): void {
+    this.settling.add(pending);
+    if (pending.message.type !== "act") {
+      this.send(pending);
+      return;
+    }
+    const held = this.heldActs.get(pending.message.room);
+    if (held) held.push(pending);
+    else this.finish(pending, gameChanged());
+  }
+
+  /** Wait for the session's own `resume` of a room on this connection: its answer releases the
+   *  acts held for the room. */
+  private awaitResume(sent: ResumeMessage): void {
+    const conn = this.conn;
+    const release = (resumed: boolean) => {
+      if (this.conn === conn) this.releaseActs(sent.room, resumed);
+    };
+    const pending = this.track(sent, () => release(true), () => release(false), conn);
+    this.heldActs.set(sent.room, []);
+    this.settling.add(pending);
+    this.waitFor(pending, sent.id!);
+  }
+
+  /** Send each act held for `room` whose command is among the room's fresh `legal`; the
+   *  others (all, when the resume failed) fail with `game_changed`. */
+  private releaseActs(room: string, resumed: boolean): void {
+    const acts = this.heldActs.get(room) ?? [];
+    this.heldActs.delete(room);
+    const legal = resumed ? expandLegal(this.view(room)?.legal ?? []) : [];
+    for (const act of acts) {
+      const command = (act.message as ActMessage).command;
+      if (legal.some((option) => sameCommand(option, command))) this.send(act);
+      else this.finish(act, gameChanged());
+    }
+  }
+
+  /** A connection settles on its node once welcomed with every own resume and carried request
+   *  answered (otherwise than by `moved`): moves and backoff count from zero again. */
+  private checkSettled(): void {
+    if (this.conn.state !== "open" || this.settling.size > 0) return;
+    this.hops = 0;
+    this.attempt = 0;
+  }
+
   // --- the socket -----------------------------------------------------------------------------
 
   private setStatus(status: SessionStatus): void {
@@ -213,19 +426,22 @@ export class Session {
     this.emit("status", status);
   }
 
-  private connect(): void {
+  /** Connect to the current URL: `hello`, a `resume` of every room held, then `carried`. */
+  private connect(carried: readonly Pending[] = []): void {
     this.retryTimer = null;
     this.conn = new ClientConnection(SUPPORTED_VERSIONS, SERVER_FRAME_LIMITS, this.conn.views);
     this.conn.hello(this.name, this.token, this.options.client ?? "lumin-web/0.1");
-    this.conn.resumeAll(this.codes);
+    this.settling = new Set();
+    for (const sent of this.conn.resumeAll(this.codes)) this.awaitResume(sent as ResumeMessage);
+    for (const pending of carried) this.carryOn(pending);
     this.setStatus(this.welcome === null && this.attempt === 0 ? "connecting" : "reconnecting");
     const factory = this.options.socketFactory ?? ((url: string) => new WebSocket(url) as unknown as SocketLike);
     let socket: SocketLike;
     try {
-      socket = factory(this.options.url);
+      socket = factory(this.url);
     } catch (error) {
-      this.emit("problem", new ServerError("disconnected", `Cannot open ${this.options.url}: ${error}`), null);
-      this.scheduleRetry();
+      this.emit("problem", new ServerError("disconnected", `Cannot open ${this.url}: ${error}`), null);
+      this.dropped();
       return;
     }
     this.socket = socket;
@@ -234,7 +450,10 @@ export class Session {
       mark("lumin:socket-open");
       this.flush();
     };
-    socket.onmessage = (event) => this.receive(event.data);
+    // A socket let go of (after `moved`) may still deliver a frame: it is no longer ours.
+    socket.onmessage = (event) => {
+      if (this.socket === socket) this.receive(event.data);
+    };
     socket.onerror = () => undefined; // a close follows
     socket.onclose = () => {
       if (this.socket !== socket) return;
@@ -264,6 +483,7 @@ export class Session {
 
   private dispatch(message: ServerMessage): void {
     const ref = "ref" in message ? message.ref : null;
+    const pending = ref !== null ? this.answers.get(ref) : undefined;
     if (message.type === "welcome") this.welcomed(message);
     if (message.type === "pong") this.ponged(message.client_time, message.server_time, ref);
     if (message.type === "snapshot" || message.type === "delta") {
@@ -277,34 +497,19 @@ export class Session {
       this.emit("view", message.room, null, null);
     }
     if (message.type === "error" && message.fatal) this.fatal = message.code;
-    if (message.type === "error" || message.type === "rejected") {
+    if ((message.type === "error" || message.type === "rejected") && !this.willRetry(message, pending)) {
       const room = message.type === "rejected" ? message.room : null;
       this.emit("problem", new ServerError(message.code, message.message), room);
     }
     this.emit("message", message);
     this.emit(`msg:${message.type}`, message);
-    if (ref !== null) {
-      const waiting = this.answers.get(ref);
-      if (waiting) {
-        this.answers.delete(ref);
-        clearTimeout(waiting.timer);
-        if (message.type === "error" || message.type === "rejected") {
-          waiting.reject(new ServerError(message.code, message.message));
-        } else {
-          if (waiting.type === "leave" && message.type === "ok" && message.room) {
-            this.lastSeen.delete(message.room);
-            this.codes.delete(message.room);
-          }
-          waiting.resolve(message);
-        }
-      }
-    }
+    if (message.type === "moved") this.follow(message, pending);
+    else if (pending) this.answered(pending, message);
   }
 
   private welcomed(welcome: Welcome): void {
     mark("lumin:welcome");
     this.welcome = welcome;
-    this.attempt = 0;
     this.name = welcome.name;
     if (welcome.token !== this.token) {
       this.token = welcome.token;
@@ -312,6 +517,7 @@ export class Session {
     }
     this.clock.seed(clientNow(), welcome.server_time);
     this.setStatus("open");
+    this.checkSettled();
     this.emit("welcome", welcome);
     this.ping();
     setTimeout(() => this.ping(), 300);
@@ -338,27 +544,44 @@ export class Session {
     this.emit("clock", this.clock.lastRtt);
   }
 
-  private dropped(): void {
+  /** Stop the current connection's pings and fail every request waiting on it (answers and
+   *  held acts) with `disconnected`. */
+  private letGo(): void {
     if (this.pingTimer) clearInterval(this.pingTimer);
     this.pingTimer = null;
     this.pings.clear();
-    for (const [id, waiting] of this.answers) {
-      clearTimeout(waiting.timer);
-      waiting.reject(new ServerError("disconnected", `The connection dropped before '${waiting.type}' was answered.`));
-      this.answers.delete(id);
+    this.settling = new Set();
+    const waiting = [...this.answers.values(), ...[...this.heldActs.values()].flat()];
+    this.answers.clear();
+    this.heldActs.clear();
+    for (const pending of waiting) {
+      this.finish(pending, new ServerError("disconnected", `The connection dropped before '${pending.message.type}' was answered.`));
     }
+  }
+
+  /** The socket is gone: reconnect with backoff to the first URL (any node of a cluster, which
+   *  sends the session on with `moved` if need be; the node `moved` named may be the one that
+   *  died). */
+  private dropped(): void {
+    this.letGo();
     if (this.stopped) return;
     if (this.fatal === "unsupported_version") {
       this.setStatus("closed"); // retrying cannot help: the server speaks no version of ours
       return;
     }
+    this.url = this.options.url;
     this.scheduleRetry();
   }
 
   private scheduleRetry(): void {
     this.setStatus("reconnecting");
-    const delay = Math.min(10, 0.5 * 2 ** this.attempt) * (0.75 + Math.random() * 0.5);
+    const delay = Math.min(10, 0.5 * 2 ** this.attempt);
     this.attempt += 1;
-    this.retryTimer = setTimeout(() => this.connect(), delay * 1000);
+    this.retryTimer = setTimeout(() => this.connect(), jittered(delay));
   }
+}
+
+/** The failure of an `act` that `moved` answered and that is no longer legal on the new node. */
+function gameChanged(): ServerError {
+  return new ServerError("game_changed", "The move was not sent because the game changed while its room moved to another server.");
 }

@@ -14,8 +14,8 @@
  * - It keeps a {@link RoomView} of every room it receives views of: a snapshot replaces the
  *   copy; a delta applies only when `base == seq`. When a delta does not fit, the error is
  *   reported and one `resume` is queued; further misfits are dropped until the answer (a
- *   snapshot, or `ok`/`error` to the resume). `leave`'s `ok`, `kicked` and `room_closed` drop
- *   the copy. A `delta` event means the copy moved.
+ *   snapshot, or `ok`/`error`/`moved` to the resume). `leave`'s `ok`, `kicked` and
+ *   `room_closed` drop the copy. A `delta` event means the copy moved.
  * - `bye` from either side or a fatal `error` closes it: later frames are ignored and sending
  *   throws.
  */
@@ -25,8 +25,8 @@ import { ProtocolError } from "./errors";
 import type { ClientMessage, Delta, ServerMessage, Welcome } from "./messages";
 import { applyDelta, fromSnapshot, type RoomView } from "./roomview";
 
-/** The protocol versions this client speaks. */
-export const SUPPORTED_VERSIONS: readonly number[] = [1];
+/** The protocol versions this client speaks (2 adds `moved` and `try_again`). */
+export const SUPPORTED_VERSIONS: readonly number[] = [1, 2];
 
 export type ConnectionState = "awaiting_hello" | "negotiating" | "open" | "closed";
 
@@ -171,6 +171,9 @@ export class ClientConnection {
       case "ok":
         if (request?.type === "leave") this.forget(request.room);
         else if (request?.type === "resume") this.resyncing.delete(request.room);
+        break;
+      case "moved":
+        if (request?.type === "resume") this.resyncing.delete(request.room);
         break;
       default:
         break;

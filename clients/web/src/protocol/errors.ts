@@ -2,8 +2,11 @@
  * Protocol error codes (docs/protocol.md, "Error codes") and the error the client layer raises.
  *
  * `bad_patch` and `out_of_sync` never travel on the wire: the client raises them when a delta
- * does not fit its copy of a room. `closed` and `timeout` are this client's own: a request
- * whose connection dropped before the answer, or that waited too long.
+ * does not fit its copy of a room. `try_again` (version 2) refuses a request for a reason that
+ * passes; the session retries it. `disconnected`, `timeout`, `game_changed` and
+ * `too_many_moves` are this client's own: a request whose connection dropped before the
+ * answer, one that waited too long, a move not sent again after its room changed node because
+ * it was no longer legal there, and a request sent on from node to node too often (src/net).
  */
 
 export type ErrorCode =
@@ -17,6 +20,7 @@ export type ErrorCode =
   | "unsupported_version"
   | "bad_patch"
   | "out_of_sync"
+  | "try_again"
   | (string & {});
 
 /** A frame that failed to decode, a delta that does not fit, or a refused request. */

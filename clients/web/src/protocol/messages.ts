@@ -162,6 +162,11 @@ export interface Snapshot { type: "snapshot"; ref: number | null; room: string; 
 export interface Delta { type: "delta"; room: string; base: number; seq: number; ops: WireOp[]; legal: Data[] | null }
 export interface GameOver { type: "game_over"; room: string; outcome: OutcomeInfo; seed: string; salt: string; commitment: string }
 export interface Chat { type: "chat"; room: string; channel: "players" | "spectators"; user: string; name: string; seat: number | null; text: string; server_time: number }
+/**
+ * Version 2: the request `ref` answers (or, with `ref` null, a room this connection was in) is
+ * served by the cluster node at `url`; `room` is null when it answers `create_room`.
+ */
+export interface Moved { type: "moved"; ref: number | null; room: string | null; url: string }
 export interface ReplayState { type: "replay_state"; ref: number | null; replay: string; room: string; position: number; length: number; viewer: number | null; view: Data; at: number | null }
 
 export type ServerMessage =
@@ -184,7 +189,8 @@ export type ServerMessage =
   | Delta
   | GameOver
   | Chat
-  | ReplayState;
+  | ReplayState
+  | Moved;
 
 export type ServerType = ServerMessage["type"];
 
@@ -337,6 +343,7 @@ export const SERVER_MESSAGES: Readonly<Record<ServerType, Schema>> = {
     view: ["map"],
     at: ["float?", null],
   },
+  moved: { ref: REF, room: ["str?", null], url: ["str"] },
 };
 
 /** Requests: every client message but `bye` carries an optional `id` answered by `ref`. */

@@ -1,7 +1,7 @@
 /** The codec against frames from protocol/codec.py (scripts/make_vectors.py). */
 import { describe, expect, it } from "vitest";
 
-import { decodeMessage, encodeMessage, SERVER_FRAME_LIMITS } from "../../src/protocol/codec";
+import { decodeMessage, encodeMessage, encodeValue, SERVER_FRAME_LIMITS } from "../../src/protocol/codec";
 import { ProtocolError } from "../../src/protocol/errors";
 import { Decoder } from "@msgpack/msgpack";
 import vectors from "../vectors/codec.json";
@@ -40,6 +40,16 @@ describe("refusing bad frames with Python's codes", () => {
     expect(codeOf(() => decodeMessage(frame, { ...SERVER_FRAME_LIMITS, maxFrame: 10 }))).toBe("too_large");
     const long = bytes("82a474797065a26f6ba4726f6f6dda0100" + "61".repeat(256));
     expect(codeOf(() => decodeMessage(long, { ...SERVER_FRAME_LIMITS, maxStr: 100 }))).toBe("too_large");
+  });
+});
+
+describe("version 2's moved", () => {
+  it("decodes with ref and room defaulting to nil, and needs url", () => {
+    const frame = encodeValue({ type: "moved", url: "wss://h/node/2/ws" });
+    expect(decodeMessage(frame)).toEqual({ type: "moved", ref: null, room: null, url: "wss://h/node/2/ws" });
+    const full = encodeValue({ type: "moved", ref: 4, room: "r1", url: "ws://b:8700/ws" });
+    expect(decodeMessage(full)).toEqual({ type: "moved", ref: 4, room: "r1", url: "ws://b:8700/ws" });
+    expect(codeOf(() => decodeMessage(encodeValue({ type: "moved", ref: 4, room: "r1" })))).toBe("missing_field");
   });
 });
 

@@ -1,7 +1,9 @@
 /**
  * The session (I/O layer) over a fake socket: requests resolve with their answers and reject
- * with the server's refusals, views are reported with the copy before, and a dropped socket
- * reconnects with backoff, says hello with the stored token and resumes every held room.
+ * with the server's refusals, views are reported with the copy before, a dropped socket
+ * reconnects with backoff, says hello with the stored token and resumes every held room, and
+ * (protocol version 2) `moved` takes the session to another node at once and `try_again`
+ * requests go again.
  */
 import { Decoder } from "@msgpack/msgpack";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
@@ -17,10 +19,13 @@ class FakeSocket implements SocketLike {
   binaryType = "blob";
   readyState = 0;
   sent: Record<string, unknown>[] = [];
+  closeCode: number | null = null;
   onopen: ((event: unknown) => void) | null = null;
   onmessage: ((event: { data: unknown }) => void) | null = null;
   onclose: ((event: { code: number }) => void) | null = null;
   onerror: ((event: unknown) => void) | null = null;
+
+  constructor(readonly url: string) {}
 
   send(data: Uint8Array): void {
     this.sent.push(decoder.decode(data) as Record<string, unknown>);
@@ -35,6 +40,7 @@ class FakeSocket implements SocketLike {
   drop(code = 1006): void {
     if (this.readyState === 3) return;
     this.readyState = 3;
+    this.closeCode = code;
     this.onclose?.({ code });
   }
   serve(message: Record<string, unknown>): void {
@@ -57,17 +63,17 @@ function connect(token: string | null = null): Session {
     token,
     onToken: (t) => tokens.push(t),
     pingInterval: 0,
-    socketFactory: () => {
-      const socket = new FakeSocket();
+    socketFactory: (url) => {
+      const socket = new FakeSocket(url);
       sockets.push(socket);
       return socket;
     },
   });
 }
 
-function welcome(socket: FakeSocket, token = "tk1"): void {
+function welcome(socket: FakeSocket, token = "tk1", version = 1): void {
   const hello = socket.last("hello");
-  socket.serve({ type: "welcome", ref: hello.id, version: 1, token, user: "u1", name: "Ada", server_time: 1000, max_frame: 65536 });
+  socket.serve({ type: "welcome", ref: hello.id, version, token, user: "u1", name: "Ada", server_time: 1000, max_frame: 65536 });
 }
 
 beforeEach(() => {
@@ -86,7 +92,7 @@ describe("requests", () => {
     expect(socket.sent).toEqual([]);
     socket.open();
     expect(socket.sent.map((m) => m.type)).toEqual(["hello", "watch_lobby"]);
-    expect(socket.sent[0]).toMatchObject({ versions: [1], name: "Ada", token: "old" });
+    expect(socket.sent[0]).toMatchObject({ versions: [1, 2], name: "Ada", token: "old" });
     welcome(socket);
     expect(session.status).toBe("open");
     expect(tokens).toEqual(["tk1"]);
@@ -217,6 +223,206 @@ describe("reconnecting", () => {
     expect(delays[0]).toBeLessThanOrEqual(700);
     expect(delays[5]).toBeGreaterThanOrEqual(7500);
     expect(Math.max(...delays)).toBeLessThanOrEqual(12_600);
+  });
+});
+
+/** A session welcomed in version 2 on its first socket, holding room r1 (seq 5) with `legal`. */
+function inRoom(legal: Record<string, unknown>[] = []): { session: Session; first: FakeSocket; problems: string[] } {
+  const session = connect("tk1");
+  const first = sockets[0]!;
+  first.open();
+  welcome(first, "tk1", 2);
+  first.serve({ type: "snapshot", room: "r1", epoch: "e1", seq: 5, seat: 0, view: { n: 5 }, legal });
+  const problems: string[] = [];
+  session.on("problem", (problem) => problems.push(problem.code));
+  return { session, first, problems };
+}
+
+/** Answer the last `type` request on `socket` with `moved` to `url`. */
+function move(socket: FakeSocket, type: string, url: string, room: string | null = "r1"): void {
+  socket.serve({ type: "moved", ref: socket.last(type).id, room, url });
+}
+
+describe("moved (protocol version 2)", () => {
+  it("offers versions 1 and 2 and speaks the one welcome picks", () => {
+    const session = connect();
+    sockets[0]!.open();
+    expect(sockets[0]!.last("hello")).toMatchObject({ versions: [1, 2] });
+    welcome(sockets[0]!, "tk1", 2);
+    expect(session.conn.version).toBe(2);
+  });
+
+  it("answering join_seat: reconnects to its url at once with the token, resumes, sends join_seat again", async () => {
+    const { session, first, problems } = inRoom();
+    const join = session.request({ type: "join_seat", room: "r1", seat: 1 });
+    move(first, "join_seat", "ws://node2:8700/ws");
+    expect(first.closeCode).toBe(1000);
+    expect(sockets).toHaveLength(2); // at once: no timer ran
+    const second = sockets[1]!;
+    expect(second.url).toBe("ws://node2:8700/ws");
+    second.open();
+    expect(second.sent).toEqual([
+      expect.objectContaining({ type: "hello", token: "tk1", versions: [1, 2] }),
+      expect.objectContaining({ type: "resume", room: "r1", seq: 5, epoch: "e1" }),
+      expect.objectContaining({ type: "join_seat", room: "r1", seat: 1 }),
+    ]);
+    welcome(second, "tk1", 2);
+    second.serve({ type: "ok", ref: second.last("resume").id, room: "r1" });
+    second.serve({ type: "ok", ref: second.last("join_seat").id, room: "r1" });
+    await expect(join).resolves.toMatchObject({ type: "ok", room: "r1" });
+    expect(session.status).toBe("open");
+    expect(problems).toEqual([]);
+  });
+
+  it("answering create_room: the same create_room goes to the new node", async () => {
+    const session = connect("tk1");
+    const first = sockets[0]!;
+    first.open();
+    welcome(first, "tk1", 2);
+    const created = session.request({ type: "create_room", game: "flip_over_frog", seats: [{ kind: "human" }, { kind: "bot", bot: "bot" }], sit: 0 });
+    move(first, "create_room", "wss://lumin.example/node/3/ws", null);
+    const second = sockets[1]!;
+    expect(second.url).toBe("wss://lumin.example/node/3/ws");
+    second.open();
+    const asked = first.last("create_room");
+    expect(second.last("create_room")).toEqual({ ...asked, id: expect.any(Number) });
+    expect(asked).toMatchObject({ game: "flip_over_frog", seats: [{ kind: "human" }, { kind: "bot", bot: "bot" }], sit: 0 });
+    welcome(second, "tk1", 2);
+    second.serve({ type: "room_created", ref: second.last("create_room").id, room: "r9", commitment: "c" });
+    await expect(created).resolves.toMatchObject({ type: "room_created", room: "r9" });
+  });
+
+  it("answering an act still legal after the resume: the act goes again", async () => {
+    const { session, first } = inRoom([{ type: "play", choose: { space: [1, 2] } }]);
+    const act = session.request({ type: "act", room: "r1", command: { type: "play", space: 2 }, seq: 5 });
+    move(first, "act", "ws://node2/ws");
+    const second = sockets[1]!;
+    second.open();
+    welcome(second, "tk1", 2);
+    expect(second.sent.filter((m) => m.type === "act")).toEqual([]); // the act waits for the resume
+    second.serve({ type: "delta", room: "r1", base: 5, seq: 6, ops: [], legal: [{ type: "play", choose: { space: [2, 3] } }] });
+    second.serve({ type: "ok", ref: second.last("resume").id, room: "r1" });
+    expect(second.last("act")).toMatchObject({ room: "r1", command: { type: "play", space: 2 }, seq: 5 });
+    second.serve({ type: "accepted", ref: second.last("act").id, room: "r1", seq: 7 });
+    await expect(act).resolves.toMatchObject({ type: "accepted", seq: 7 });
+  });
+
+  it("answering an act no longer legal after the resume: it fails with a sentence and is not sent", async () => {
+    const { session, first } = inRoom([{ type: "play", choose: { space: [1, 2] } }]);
+    const act = session.request({ type: "act", room: "r1", command: { type: "play", space: 2 }, seq: 5 });
+    move(first, "act", "ws://node2/ws");
+    const second = sockets[1]!;
+    second.open();
+    welcome(second, "tk1", 2);
+    const resume = second.last("resume");
+    second.serve({ type: "snapshot", ref: resume.id, room: "r1", epoch: "e2", seq: 8, seat: 0, view: { n: 8 }, legal: [{ type: "pass" }] });
+    const error = await act.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ServerError);
+    expect(error).toMatchObject({ code: "game_changed" });
+    expect((error as ServerError).message).toMatch(/^The move was not sent because the game changed\b.*\.$/);
+    expect(second.sent.filter((m) => m.type === "act")).toEqual([]);
+  });
+
+  it("with ref nil (the room moved away): reconnects to its url at once and resumes", () => {
+    const { session, first, problems } = inRoom();
+    const statuses: string[] = [];
+    session.on("status", (status) => statuses.push(status));
+    first.serve({ type: "moved", ref: null, room: "r1", url: "ws://node2/ws" });
+    expect(sockets).toHaveLength(2);
+    const second = sockets[1]!;
+    expect(second.url).toBe("ws://node2/ws");
+    second.open();
+    expect(second.sent).toEqual([
+      expect.objectContaining({ type: "hello", token: "tk1" }),
+      expect.objectContaining({ type: "resume", room: "r1", seq: 5, epoch: "e1" }),
+    ]);
+    welcome(second, "tk1", 2);
+    second.serve({ type: "delta", room: "r1", base: 5, seq: 6, ops: [["replace", "/n", 6]] });
+    second.serve({ type: "ok", ref: second.last("resume").id, room: "r1" });
+    expect(session.view("r1")).toMatchObject({ seq: 6, view: { n: 6 } });
+    expect(statuses).toEqual(["reconnecting", "open"]);
+    expect(problems).toEqual([]);
+  });
+
+  it("follows at most 3 moved in a row, then fails the request", async () => {
+    const { session, first } = inRoom();
+    const join = session.request({ type: "join_seat", room: "r1", seat: 1 });
+    move(first, "join_seat", "ws://node2/ws");
+    for (const url of ["ws://node3/ws", "ws://node2/ws", "ws://node3/ws"]) {
+      const socket = sockets[sockets.length - 1]!;
+      socket.open();
+      welcome(socket, "tk1", 2);
+      socket.serve({ type: "ok", ref: socket.last("resume").id, room: "r1" }); // the held room lives here
+      move(socket, "join_seat", url);
+    }
+    expect(sockets.map((s) => s.url)).toEqual(["ws://test/ws", "ws://node2/ws", "ws://node3/ws", "ws://node2/ws"]);
+    const error = await join.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ServerError);
+    expect(error).toMatchObject({ code: "too_many_moves" });
+    expect((error as ServerError).message).toContain("join_seat");
+    expect(session.status).toBe("open"); // it stays where it is
+    // The count starts again: the next request may follow moved once more.
+    session.request({ type: "join_seat", room: "r1", seat: 1 }).catch(() => undefined);
+    move(sockets[3]!, "join_seat", "ws://node4/ws");
+    expect(sockets.map((s) => s.url).at(-1)).toBe("ws://node4/ws");
+  });
+
+  it("falls back to the first URL when the node moved to cannot be reached", async () => {
+    const { session, first } = inRoom();
+    const join = session.request({ type: "join_seat", room: "r1", seat: 1 });
+    move(first, "join_seat", "ws://dead-node/ws");
+    sockets[1]!.drop(); // refused: the node is gone
+    await expect(join).rejects.toMatchObject({ code: "disconnected" });
+    expect(session.status).toBe("reconnecting");
+    vi.advanceTimersByTime(700);
+    expect(sockets).toHaveLength(3);
+    const third = sockets[2]!;
+    expect(third.url).toBe("ws://test/ws");
+    third.open();
+    expect(third.sent.map((m) => m.type)).toEqual(["hello", "resume"]);
+  });
+
+  it("after a move, bye going_away and close 1001 reconnect with backoff to the first URL", () => {
+    const { first } = inRoom();
+    first.serve({ type: "moved", ref: null, room: "r1", url: "ws://node2/ws" });
+    const second = sockets[1]!;
+    second.open();
+    welcome(second, "tk1", 2);
+    second.serve({ type: "bye", code: "going_away", message: "Room r1 moved to another server; reconnect." });
+    second.drop(1001);
+    expect(sockets).toHaveLength(2); // not at once: with backoff
+    vi.advanceTimersByTime(700);
+    expect(sockets[2]!.url).toBe("ws://test/ws");
+  });
+});
+
+describe("try_again", () => {
+  it("sends the request again after about a second, unreported, until it is answered", async () => {
+    const { session, first, problems } = inRoom();
+    const join = session.request({ type: "join_seat", room: "r1", seat: 1 });
+    for (let n = 0; n < 2; n++) {
+      const asked = first.last("join_seat");
+      first.serve({ type: "error", ref: asked.id, code: "try_again", message: "Room r1 is changing server." });
+      vi.advanceTimersByTime(700);
+      expect(first.last("join_seat").id).toBe(asked.id); // not yet
+      vi.advanceTimersByTime(600);
+      expect(first.last("join_seat").id).not.toBe(asked.id);
+    }
+    expect(first.sent.filter((m) => m.type === "join_seat")).toHaveLength(3);
+    first.serve({ type: "ok", ref: first.last("join_seat").id, room: "r1" });
+    await expect(join).resolves.toMatchObject({ type: "ok" });
+    expect(problems).toEqual([]);
+  });
+
+  it("gives up after 3 retries with the server's message", async () => {
+    const { session, first } = inRoom();
+    const join = session.request({ type: "join_seat", room: "r1", seat: 1 });
+    for (let n = 0; n < 4; n++) {
+      first.serve({ type: "error", ref: first.last("join_seat").id, code: "try_again", message: `Busy (${n}).` });
+      vi.advanceTimersByTime(1300);
+    }
+    await expect(join).rejects.toMatchObject({ code: "try_again", message: "Busy (3)." });
+    expect(first.sent.filter((m) => m.type === "join_seat")).toHaveLength(4);
   });
 });
 
