@@ -7,7 +7,7 @@ WEB := clients/web
 WEB_STAMP := $(WEB)/node_modules/.installed
 CHROMIUM := /usr/bin/chromium
 
-.PHONY: setup run test lint typecheck services unit bench-smoke clean
+.PHONY: setup run test lint typecheck services deploy-tools unit bench-smoke clean
 .PHONY: chromium web-deps web-build web-fresh-build web-vectors web-unit web-weight web-e2e web-test
 
 $(STAMP): pyproject.toml
@@ -34,7 +34,16 @@ typecheck: setup
 services: setup
 	$(BIN)/python scripts/services.py
 
-unit: setup services
+# nginx and docker-compose check deploy/ (tests/deploy): installed from Debian when missing.
+NGINX := /usr/sbin/nginx
+COMPOSE := /usr/bin/docker-compose
+$(NGINX) $(COMPOSE):
+	apt-get update
+	DEBIAN_FRONTEND=noninteractive apt-get install -y nginx-light docker-compose
+
+deploy-tools: $(NGINX) $(COMPOSE)
+
+unit: setup services deploy-tools
 	$(BIN)/pytest -n 2
 
 bench-smoke: setup

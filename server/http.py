@@ -93,7 +93,11 @@ class HttpRoutes:
         if path == "/ws":
             return self.handshake(connection, request)
         if path == "/healthz":
-            health = {"status": "ok", "rooms": len(self.hub.rooms), "epoch": self.hub.epoch}
+            health: dict[str, object] = {
+                "status": "ok", "rooms": len(self.hub.rooms), "epoch": self.hub.epoch,
+            }  # fmt: skip
+            if self.hub.cluster is not None:
+                health |= {"node": self.hub.cluster.node, "nodes": sorted(self.hub.cluster.nodes)}
             return response(HTTPStatus.OK, json.dumps(health).encode(), "application/json")
         if path == "/readyz":
             return await self.readiness()

@@ -12,12 +12,14 @@ Kubernetes cluster (docs/operating.md, "Deploying a cluster (deploy/)"):
   non-root settings Lumin's nodes need;
 - ``deploy/nginx/cluster.conf``: ``nginx -t`` on a copy whose upstream hosts are local ports
   (nginx resolves the compose services' names, which this machine does not have), then that
-  nginx in front of three ``lumin serve`` processes: ``/healthz`` through ``/``, ``/metrics``
-  refused, and the Lumin handshake through ``/ws`` and through each ``/node/N/ws``, which must
-  reach node N alone.
+  nginx in front of a cluster of three ``lumin serve`` nodes on the tests' PostgreSQL and
+  Redis, each announcing its ``/node/N/ws`` route as its public URL: ``/healthz`` through
+  ``/``, ``/metrics`` refused, each ``/node/N/ws`` reaching node N alone, and a game played to
+  its end through nginx by two players, one of them sent on by ``moved``.
 
 What a check needs and does not find (``docker-compose``, ``nginx``, PyYAML,
-``kubernetes-validate``) skips it, saying what to install. Every wait is bounded.
+``kubernetes-validate``) skips it, saying what to install, except under CI (``CI`` set), where
+``make test`` installs them all and a missing one fails. Every wait is bounded.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import asyncio
 import contextlib
 import json
 import os
+import random
 import re
 import shutil
 import socket
@@ -46,6 +49,11 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
+from clients.sdk import LuminClient, human
+from tests.server.test_play import play_seat
+from tests.server.test_store_contract import reset_postgres
+from tests.services import delete_prefix, prefix_for, redis_client, run_sync
+
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
 DOCKERFILE = DEPLOY / "Dockerfile"
@@ -57,9 +65,6 @@ K8S = DEPLOY / "k8s"
 NODES = {1: "node-1", 2: "node-2", 3: "node-3"}
 #: The port a Lumin node listens on in its container.
 NODE_PORT = 8700
-#: Variables of flags being added to ``lumin serve`` by the cluster work (not in every
-#: checkout yet); every other ``LUMIN_`` variable the deployment sets must be a flag's.
-PENDING_VARIABLES = frozenset({"LUMIN_REDIS", "LUMIN_PUBLIC_URL"})
 #: Lumin pings every 20 s: a proxy must wait longer than that on a quiet websocket.
 PING_SECONDS = 20
 #: Kubernetes versions whose schemas the manifests must satisfy: an older one still served
@@ -72,10 +77,23 @@ WAIT = 15.0  # seconds any one process may take to start
 # --- helpers ----------------------------------------------------------------------------------
 
 
+def _missing(reason: str) -> None:
+    """Skip for want of a tool, or fail under CI, where ``make test`` installs every one."""
+    if os.environ.get("CI"):
+        pytest.fail(f"{reason}; make test installs it")
+    pytest.skip(reason)
+
+
+def _module(name: str, reason: str) -> ModuleType:
+    try:
+        return __import__(name)
+    except ImportError:
+        _missing(reason)
+        raise
+
+
 def _yaml() -> ModuleType:
-    return pytest.importorskip(
-        "yaml", reason="PyYAML is not installed (pip install PyYAML): it reads the YAML files"
-    )
+    return _module("yaml", "PyYAML is not installed (pip install PyYAML): it reads the YAML files")
 
 
 def _seconds(duration: Any) -> float:
@@ -94,7 +112,7 @@ def _lumin_variables() -> set[str]:
 
     names = {param.envvar for param in serve.params if isinstance(param.envvar, str)}
     assert "LUMIN_PORT" in names and "LUMIN_TRUSTED_PROXIES" in names
-    return names | PENDING_VARIABLES
+    return names
 
 
 # A small reader of nginx's configuration language: directives, their arguments, blocks.
@@ -286,10 +304,11 @@ def compose_config() -> dict[str, Any]:
     yaml = _yaml()
     command = _compose_command()
     if command is None:
-        pytest.skip(
+        _missing(
             "neither docker-compose nor the docker compose plugin is installed"
             " (Debian: apt-get install -y docker-compose)"
         )
+        raise AssertionError("unreachable")
     env = {k: v for k, v in os.environ.items() if k != "LUMIN_DB_PASSWORD"}
     done = subprocess.run(
         [*command, "-f", str(COMPOSE), "config"],
@@ -395,9 +414,9 @@ def _kind(manifests: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
 
 
 def test_k8s_manifests_match_the_schemas(manifests: list[dict[str, Any]]) -> None:
-    validate = pytest.importorskip(
+    validate = _module(
         "kubernetes_validate",
-        reason="kubernetes-validate is not installed (pip install kubernetes-validate)",
+        "kubernetes-validate is not installed (pip install kubernetes-validate)",
     )
     versions = [K8S_OLDEST, validate.latest_version()]
     for manifest in manifests:
@@ -492,7 +511,8 @@ def nginx_bin() -> str:
         (p for p in ("/usr/sbin/nginx",) if os.access(p, os.X_OK)), None
     )
     if found is None:
-        pytest.skip("nginx is not installed (Debian: apt-get install -y nginx)")
+        _missing("nginx is not installed (Debian: apt-get install -y nginx-light)")
+        raise AssertionError("unreachable")
     return found
 
 
@@ -575,6 +595,17 @@ def _wait_for_port(process: subprocess.Popen[bytes], port: int, log: Path) -> No
     pytest.fail(f"nginx did not listen within {WAIT} s:\n{log.read_text()}")
 
 
+def _wait_for_registry(ports: dict[int, int]) -> None:
+    """Wait until every node's ``/healthz`` lists all the nodes (heartbeats take a second)."""
+    deadline = time.monotonic() + WAIT
+    while time.monotonic() < deadline:
+        known = [json.loads(_get(f"http://127.0.0.1:{p}/healthz")[1]) for p in ports.values()]
+        if all(health.get("nodes") == sorted(NODES.values()) for health in known):
+            return
+        time.sleep(0.1)
+    pytest.fail(f"the nodes did not find each other within {WAIT} s: {known}")
+
+
 def _stop(processes: list[subprocess.Popen[bytes]]) -> None:
     for process in processes:
         if process.poll() is None:
@@ -588,23 +619,32 @@ def _stop(processes: list[subprocess.Popen[bytes]]) -> None:
 
 
 @pytest.fixture(scope="module")
-def cluster(nginx_bin: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
-    """Three standalone ``lumin serve`` nodes (SQLite, their own data folders) behind nginx
-    with cluster.conf rendered for their ports."""
+def cluster(
+    nginx_bin: str, postgres_url: str, redis_url: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Cluster]:
+    """Three ``lumin serve`` nodes of one cluster (the tests' PostgreSQL database and a Redis
+    key prefix of this module's) behind nginx with cluster.conf rendered for their ports; node
+    N's public URL is nginx's ``/node/N/ws``."""
     lumin = Path(sys.executable).with_name("lumin")
     if not lumin.exists():
         pytest.skip(f"no lumin command beside {sys.executable} (make setup)")
     base = tmp_path_factory.mktemp("cluster")
+    prefix_key = prefix_for(__name__)
+    run_sync(reset_postgres(postgres_url))
     # No LUMIN_ variable of the caller's may reach the nodes (a store, a port...).
     env = {k: v for k, v in os.environ.items() if not k.startswith("LUMIN_")}
+    listen = free_port()
     processes: list[subprocess.Popen[bytes]] = []
     try:
         nodes: dict[int, tuple[subprocess.Popen[bytes], Path]] = {}
-        for number in NODES:
+        for number, name in NODES.items():
             log = base / f"node-{number}.log"
             with log.open("wb") as out:
                 command = [str(lumin), "serve", "--host", "127.0.0.1", "--port", "0"]
                 command += ["--data", str(base / f"data-{number}"), "--log-level", "warning"]
+                command += ["--store", postgres_url, "--redis", redis_url]
+                command += ["--redis-prefix", prefix_key, "--node-id", name, "--bot-delay", "0"]
+                command += ["--public-url", f"ws://127.0.0.1:{listen}/node/{number}/ws"]
                 process = subprocess.Popen(
                     command,
                     stdin=subprocess.DEVNULL,
@@ -615,10 +655,10 @@ def cluster(nginx_bin: str, tmp_path_factory: pytest.TempPathFactory) -> Iterato
             processes.append(process)
             nodes[number] = (process, log)
         ports = {n: _wait_for_ready_line(p, log) for n, (p, log) in nodes.items()}
+        _wait_for_registry(ports)
 
         prefix = base / "nginx"
         prefix.mkdir()
-        listen = free_port()
         rendered = prefix / "cluster.conf"
         rendered.write_text(render_cluster_conf(CLUSTER_CONF.read_text(), ports, listen))
         main = prefix / "nginx.conf"
@@ -637,6 +677,12 @@ def cluster(nginx_bin: str, tmp_path_factory: pytest.TempPathFactory) -> Iterato
         yield Cluster(listen, ports, [log for _, log in nodes.values()] + [errors])
     finally:
         _stop(processes)
+        run_sync(reset_postgres(postgres_url))  # the worker's database is shared
+        client = redis_client(redis_url)
+        try:
+            delete_prefix(client, prefix_key)
+        finally:
+            client.close()
 
 
 def _get(url: str) -> tuple[int, bytes]:
@@ -662,12 +708,26 @@ async def _hello(url: str, origin: str | None = None, token: str | None = None) 
     return dict(msgpack.unpackb(frame))
 
 
+async def _ask(url: str, token: str, request: dict[str, Any], origin: str) -> dict[str, Any]:
+    """The answer to one request sent after a version-2 ``hello`` with ``token``."""
+    async with connect(url, origin=origin, proxy=None, open_timeout=5) as websocket:
+        hello = {"type": "hello", "versions": [2], "name": "Ada", "token": token, "id": 1}
+        await websocket.send(msgpack.packb(hello))
+        await websocket.send(msgpack.packb({**request, "id": 2}))
+        while True:
+            answer = msgpack.unpackb(await asyncio.wait_for(websocket.recv(), 5))
+            if answer.get("ref") == 2:
+                return dict(answer)
+
+
 def test_http_through_nginx_reaches_every_node(cluster: Cluster) -> None:
     direct = set()
     for port in cluster.node_ports.values():
         status, body = _get(f"http://127.0.0.1:{port}/healthz")
         assert status == 200
         direct.add(json.loads(body)["epoch"])
+        status, body = _get(f"http://127.0.0.1:{port}/readyz")
+        assert (status, json.loads(body)["status"]) == (200, "ready")
     assert len(direct) == len(NODES)
     # Each node has its own epoch: nginx spreads /healthz over all three.
     seen = set()
@@ -684,22 +744,53 @@ def test_http_through_nginx_reaches_every_node(cluster: Cluster) -> None:
     assert status == 200
 
 
-async def test_websocket_handshake_through_ws_and_each_node_route(cluster: Cluster) -> None:
+async def test_each_node_route_reaches_that_node_alone(cluster: Cluster) -> None:
     # A browser page served through nginx sends its origin, port included; Lumin's
     # same-origin default accepts it only if nginx passes the Host it was sent.
     origin = cluster.via_nginx("")
     welcome = await _hello(cluster.via_nginx("/ws", "ws"), origin=origin)
     assert welcome["type"] == "welcome" and welcome["ref"] == 1
     for number, port in cluster.node_ports.items():
-        # A token only node N knows (each node here has its own SQLite store): through
-        # /node/N/ws it is welcomed as the same person, so the route reached node N.
-        first = await _hello(f"ws://127.0.0.1:{port}/ws")
-        assert first["type"] == "welcome"
-        again = await _hello(
-            cluster.via_nginx(f"/node/{number}/ws", "ws"), origin=origin, token=first["token"]
+        # A room made on node N itself: through /node/N/ws its host resumes it there, and
+        # through every other route is sent on to /node/N/ws, the URL node N announces.
+        async with await LuminClient.connect(f"ws://127.0.0.1:{port}/ws", "Ada") as ada:
+            room = await ada.create_room("neon_hex", seats=[human(), human()], sit=0)
+            assert ada.url == f"ws://127.0.0.1:{port}/ws", "created on node N (no moved)"
+            resume = {"type": "resume", "room": room, "seq": 0, "epoch": ""}
+            for route in NODES:
+                answer = await _ask(
+                    cluster.via_nginx(f"/node/{route}/ws", "ws"), ada.token, resume, origin
+                )
+                if route == number:
+                    assert answer["type"] == "snapshot", answer
+                else:
+                    expected = cluster.via_nginx(f"/node/{number}/ws", "ws")
+                    assert (answer["type"], answer.get("url")) == ("moved", expected), answer
+            await ada.leave(room)
+
+
+async def test_a_game_through_nginx_with_a_player_sent_on_by_moved(cluster: Cluster) -> None:
+    origin = cluster.via_nginx("")
+    ada = await LuminClient.connect(cluster.via_nginx("/node/1/ws", "ws"), "Ada", origin=origin)
+    bea = await LuminClient.connect(cluster.via_nginx("/node/2/ws", "ws"), "Bea", origin=origin)
+    try:
+        room = await ada.create_room("flip_over_frog", seats=[human(), human()], sit=0)
+        await bea.join(room, 1)
+        assert bea.url == ada.url != bea.first_url, "Bea followed moved to the room's node"
+        await ada.ready(room)
+        await bea.ready(room)
+        await ada.start(room)
+        await asyncio.wait_for(
+            asyncio.gather(
+                play_seat(ada, room, random.Random(1), "flip_over_frog"),
+                play_seat(bea, room, random.Random(2), "flip_over_frog"),
+            ),
+            60,
         )
-        assert again["type"] == "welcome", again
-        assert again["user"] == first["user"]
+        assert ada.game_over[room].seed == bea.game_over[room].seed
+    finally:
+        await ada.close()
+        await bea.close()
 
 
 async def test_a_foreign_origin_is_refused_through_nginx(cluster: Cluster) -> None:
