@@ -136,6 +136,9 @@ class LuminServer:
         cluster.load = lambda: (self.hub.load(), len(self.clients))
         cluster.owned = lambda: list(ownership.epochs)
         cluster.lobby_changed = self.hub.remote_lobby
+        cluster.relayed = self.hub.relays.frame
+        cluster.controlled = self.hub.relays.control
+        cluster.beaten = self.hub.relays.check
         self.hub.cluster = cluster
         await cluster.start()
         log.info("cluster_joined", node=ownership.node, url=cluster.public_url,

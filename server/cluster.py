@@ -26,7 +26,7 @@ import asyncio
 import contextlib
 import json
 import urllib.parse
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any
 
 import attrs
@@ -145,6 +145,14 @@ class Cluster:
         self.lobby_changed: Callable[[tuple[RoomSummary, ...], tuple[str, ...]], None] = (
             lambda rooms, removed: None
         )
+        #: Told each frame another node relays here (:mod:`server.relay`), and each control
+        #: request (``watch``, ``unwatch``, ``lost``) another node sends.
+        self.relayed: Callable[[str, bytes], None] = lambda room, frame: None
+        self.controlled: Callable[[str, str, str], None] = lambda kind, room, node: None
+        #: Called after each heartbeat.
+        self.beaten: Callable[[], Awaitable[None]] | None = None
+        self._outbox: list[tuple[str, bytes]] = []
+        self._sending: asyncio.Task[None] | None = None
         self._delete_if_owner = self.redis.register_script(_DELETE_IF_OWNER)
         self._pubsub = self.redis.pubsub()
         self._tasks: list[asyncio.Task[None]] = []
@@ -205,6 +213,11 @@ class Cluster:
         while True:
             await asyncio.sleep(self.heartbeat)
             await self.beat()
+            if self.beaten is not None:
+                try:
+                    await self.beaten()
+                except Exception:
+                    log.exception("cluster_heartbeat_work_failed", node=self.node)
 
     async def _listening(self, subscribed: asyncio.Future[None]) -> None:
         """Subscribe to the lobby's channel (again each heartbeat until Redis answers), then
@@ -212,7 +225,13 @@ class Cluster:
         a dropped connection on its own."""
         while True:
             try:
-                await self._pubsub.subscribe(**{self._channel: self._on_message})
+                await self._pubsub.subscribe(
+                    **{
+                        self._channel: self._on_message,
+                        self._key("relay", self.node): self._on_relay,
+                        self._key("control", self.node): self._on_control,
+                    }
+                )
             except (RedisError, OSError) as error:
                 log.debug("cluster_lobby_not_subscribed", error=repr(error))
                 await asyncio.sleep(self.heartbeat)
@@ -319,6 +338,50 @@ class Cluster:
         expiry = max(1, round(3 * self.heartbeat * 1000))
         with contextlib.suppress(RedisError, OSError):
             await self.redis.set(self._key("room", room), self.node, px=expiry)
+
+    # -- relays between nodes -------------------------------------------------------------------
+
+    def relay(self, node: str, room: str, frame: bytes) -> None:
+        """Send ``node`` a frame of ``room`` (:mod:`server.relay`); frames go out in order,
+        those of one loop turn in one round trip."""
+        self._outbox.append((self._key("relay", node), msgpack.packb([room, frame])))
+        if self._sending is None or self._sending.done():
+            self._sending = asyncio.get_running_loop().create_task(self._send_relayed())
+
+    async def _send_relayed(self) -> None:
+        while self._outbox:
+            batch, self._outbox = self._outbox, []
+            try:
+                async with self.redis.pipeline(transaction=False) as pipe:
+                    for channel, data in batch:
+                        pipe.publish(channel, data)
+                    await pipe.execute()
+            except (RedisError, OSError) as error:  # the watching node fills the gap later
+                log.warning("cluster_relay_not_sent", frames=len(batch), error=repr(error))
+
+    async def control(self, node: str, kind: str, room: str) -> None:
+        """Ask ``node`` to ``watch`` or ``unwatch`` ``room`` for this node, or tell it the
+        room it relays was ``lost`` here."""
+        with contextlib.suppress(RedisError, OSError):
+            await self.redis.publish(
+                self._key("control", node), msgpack.packb([kind, room, self.node])
+            )
+
+    def _on_relay(self, message: Mapping[str, Any]) -> None:
+        try:
+            room, frame = msgpack.unpackb(message["data"])
+        except Exception:
+            log.exception("cluster_relay_unreadable")
+            return
+        self.relayed(str(room), bytes(frame))
+
+    def _on_control(self, message: Mapping[str, Any]) -> None:
+        try:
+            kind, room, node = msgpack.unpackb(message["data"])
+        except Exception:
+            log.exception("cluster_control_unreadable")
+            return
+        self.controlled(str(kind), str(room), str(node))
 
     # -- the lobby ------------------------------------------------------------------------------
 

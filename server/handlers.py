@@ -236,9 +236,11 @@ async def on_create_room(session: Session, request: CreateRoom) -> None:
         await room.call(lambda: room.begin(None))
 
 
-async def _room(session: Session, room_id: str) -> Room:
-    """The live room, on this node (:meth:`Hub.locate`: ``moved`` when another plays it)."""
-    return await session.hub.locate(room_id)
+async def _room(session: Session, room_id: str, watching: bool = False) -> Room:
+    """The live room, on this node (:meth:`Hub.locate`: ``moved`` when another plays it,
+    unless ``watching``: a spectator watches it relayed here)."""
+    room = await session.hub.locate(room_id, session.user if watching else None)
+    return room  # type: ignore[return-value]  # a RemoteRoom answers a spectator's requests
 
 
 async def _enter(session: Session, room: Room, work: Callable[[], Awaitable[None]]) -> None:
@@ -261,7 +263,7 @@ async def on_join_seat(session: Session, request: JoinSeat) -> None:
 
 
 async def on_watch_room(session: Session, request: WatchRoom) -> None:
-    room = await _room(session, request.room)
+    room = await _room(session, request.room, watching=True)
     await _enter(session, room, lambda: room.watch(session, request.code))
     session.send(Ok(ref=request.id, room=room.id))
 
@@ -341,7 +343,7 @@ def reject(session: Session, request: Act, refusal: Refused) -> None:
 
 
 async def on_resume(session: Session, request: Resume) -> None:
-    room = await _room(session, request.room)
+    room = await _room(session, request.room, watching=True)
     known = room.seat_of(session.user) is not None or room.id in session.rooms
     if room.private and not known and request.code != room.code:
         raise Refused(ErrorCode.BAD_CODE, "This private room needs its code.")

@@ -39,6 +39,7 @@ from server.errors import Moved, Refused
 from server.limits import RateLimits
 from server.metrics import Metrics
 from server.ownership import Ownership
+from server.relay import Relays, RemoteRoom
 from server.room import Peer, Room
 from server.seats import Seat, room_code
 from server.store import RoomRow, Store
@@ -64,6 +65,8 @@ class Hub:
         self.ownership: Ownership | None = None
         #: With Redis, this node's registry, hints and the cluster's lobby; set by the server.
         self.cluster: Cluster | None = None
+        #: Spectators of rooms other nodes play, and this node's relays to other nodes.
+        self.relays = Relays(self)
         #: Lapsed rooms being taken over now, so two requests for one share the work.
         self._taking: dict[str, asyncio.Future[Room | None]] = {}
         self._dirty: set[str] = set()
@@ -269,17 +272,23 @@ class Hub:
             raise Refused(ErrorCode.NO_SUCH_ROOM, f"There is no live room {room_id!r}.")
         return room
 
-    async def locate(self, room_id: str) -> Room:
+    async def locate(self, room_id: str, watcher: str | None = None) -> Room | RemoteRoom:
         """The live room ``room_id`` on this node; in a cluster, taken over first when nobody
-        owns it (its node died or let it go: the same rebuild as a lapsed lease's). Raises
-        :class:`~server.errors.Moved` when another node plays it, ``try_again`` when that
-        node cannot be named now or the room is changing hands, ``no_such_room`` otherwise."""
+        owns it (its node died or let it go: the same rebuild as a lapsed lease's). When
+        another node plays it, a ``watcher`` (the user id of a spectator: someone holding no
+        seat there) gets the room relayed here (:class:`~server.relay.RemoteRoom`); anyone
+        else gets :class:`~server.errors.Moved`. Raises ``try_again`` when that node cannot
+        be named now or the room is changing hands, ``no_such_room`` otherwise."""
         room = self.rooms.get(room_id)
         if room is not None or self.ownership is None:
             return self.room(room_id)
-        owner = await self._owner(room_id)
+        owner = await self.owner_of(room_id)
         if owner is not None and owner != self.ownership.node:
             url = self.cluster.url_of(owner) if self.cluster is not None else None
+            if url is not None and watcher is not None and self.cluster is not None:
+                row = await self.store.get_room(room_id)
+                if row is not None and all(seat.get("user") != watcher for seat in row.seats):
+                    return await self.relays.room(room_id, owner)
             if url is None:
                 raise Refused(
                     ErrorCode.TRY_AGAIN,
@@ -298,7 +307,7 @@ class Hub:
             )
         return taken
 
-    async def _owner(self, room_id: str) -> str | None:
+    async def owner_of(self, room_id: str) -> str | None:
         """The node playing ``room_id``: a live node the Redis hint names, else the holder of
         its live lease in PostgreSQL, else ``None``."""
         assert self.ownership is not None

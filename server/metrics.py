@@ -95,6 +95,12 @@ class Metrics:
             " rebuilt at start-up",
             registry=self.registry,
         )
+        self.relay_gaps_filled = Counter(
+            "lumin_relay_gaps_filled_total",
+            "Public deltas of rooms another node plays that pub/sub dropped and this node made"
+            " again from the log",
+            registry=self.registry,
+        )
         self.refused_connections = Counter(
             "lumin_refused_connections_total",
             "Websocket handshakes refused, by reason",

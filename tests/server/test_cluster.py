@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
 import time
 import urllib.error
 import urllib.request
@@ -29,6 +30,7 @@ from server.app import LuminServer
 from server.cluster import CREATE_MARGIN, origin_of
 from server.config import Settings
 from tests.server.conftest import TEST_LIMITS
+from tests.server.test_play import play_seat
 from tests.server.test_store_contract import reset_postgres
 
 TTL = 1.0
@@ -162,13 +164,11 @@ async def test_a_seat_on_another_nodes_room_is_answered_with_moved(nodes) -> Non
     room = await ada.create_room("flip_over_frog", seats=[human(), human()], sit=0)
     await until(lambda: any(r.room == room for r in b.hub.cluster.remote_rooms()))
     bea = await Raw.open(b, [1, 2])
-    for request in (
-        {"type": "join_seat", "room": room, "seat": 1},
-        {"type": "watch_room", "room": room},
-        {"type": "resume", "room": room, "seq": 0, "epoch": ""},
-    ):
-        answer = await bea.request(request)
-        assert answer == {"type": "moved", "ref": bea.next_id, "room": room, "url": url(a)}
+    answer = await bea.request({"type": "join_seat", "room": room, "seat": 1})
+    assert answer == {"type": "moved", "ref": bea.next_id, "room": room, "url": url(a)}
+    host = await Raw.open(b, [2], token=ada.token)  # Ada holds seat 0: her resume goes on too
+    answer = await host.request({"type": "resume", "room": room, "seq": 0, "epoch": ""})
+    assert answer == {"type": "moved", "ref": host.next_id, "room": room, "url": url(a)}
     old = await Raw.open(b, [1])  # a version-1 client is never sent `moved`
     answer = await old.request({"type": "join_seat", "room": room, "seat": 1})
     assert answer["type"] == "error" and answer["code"] == "try_again"
@@ -284,3 +284,83 @@ async def test_readyz_fails_while_redis_is_unreachable_and_the_node_plays_on(
     await ada.start(room)
     await until(lambda: bool(ada.legal(room)))
     await ada.close()
+
+
+async def test_a_spectator_on_another_node_sees_every_public_delta_in_order(nodes) -> None:
+    a, b = await nodes("node-a"), await nodes("node-b")
+    await known_to_each_other(a, b)
+    ada = await LuminClient.connect(url(a), "Ada")
+    room = await ada.create_room("neon_flip", seats=[human(), bot()], sit=0)
+    eve = await LuminClient.connect(url(b), "Eve")
+    await eve.watch(room)  # relayed: Eve stays on node B
+    assert eve.url == url(b) and room in b.hub.relays.remote
+    await ada.start(room)
+    steps = _seqs(eve, room)
+    await asyncio.wait_for(play_seat(ada, room, random.Random(4), "neon_flip"), 60)
+    await until(lambda: room in eve.game_over, 10)
+    assert eve.game_over[room].seed == ada.game_over[room].seed
+    seen = steps()
+    assert seen == sorted(seen) and seen[-1] == ada.seq(room) == eve.seq(room), "all, in order"
+    played = a.hub.rooms[room]
+    assert eve.view(room) == played.game.view(played.state, None), "the public view exactly"
+    await ada.close()
+    await eve.close()
+
+
+def _seqs(client: LuminClient, room: str) -> Callable[[], list[int]]:
+    """From now on, the ``(base, seq)`` chain of the deltas ``client`` gets for ``room``;
+    calling the result checks the chain has no hole and returns the seqs."""
+    seqs: list[int] = []
+    queue: asyncio.Queue[Any] = asyncio.Queue()
+    original = client._dispatch
+
+    def dispatch(message: Any) -> None:
+        queue.put_nowait(message)
+        original(message)
+
+    client._dispatch = dispatch  # type: ignore[method-assign]
+
+    def chain() -> list[int]:
+        last = None
+        while not queue.empty():
+            message = queue.get_nowait()
+            if getattr(message, "room", None) != room:
+                continue
+            if message.TYPE == "snapshot":
+                last = message.seq
+            elif message.TYPE == "delta":
+                assert last is None or message.base == last, (last, message.base)
+                last = message.seq
+                seqs.append(message.seq)
+        return seqs
+
+    return chain
+
+
+async def test_a_relayed_delta_lost_on_the_way_is_made_again_from_the_log(nodes) -> None:
+    a, b = await nodes("node-a"), await nodes("node-b")
+    await known_to_each_other(a, b)
+    ada = await LuminClient.connect(url(a), "Ada")
+    room = await ada.create_room("flip_over_frog", seats=[human(), bot()], sit=0)
+    eve = await LuminClient.connect(url(b), "Eve")
+    await eve.watch(room)
+    await ada.start(room)
+    await until(lambda: eve.view(room) is not None)
+    steps = _seqs(eve, room)
+    relay, dropped = a.hub.cluster.relay, []
+
+    def lossy(node: str, room_id: str, frame: bytes) -> None:
+        if not dropped and msgpack.unpackb(frame).get("type") == "delta":
+            dropped.append(frame)  # pub/sub dropped this one
+            return
+        relay(node, room_id, frame)
+
+    a.hub.cluster.relay = lossy  # type: ignore[method-assign]
+    await asyncio.wait_for(play_seat(ada, room, random.Random(5), "flip_over_frog"), 60)
+    await until(lambda: room in eve.game_over, 10)
+    assert dropped, "a delta was dropped"
+    assert b.metrics.relay_gaps_filled._value.get() >= 1
+    seen = steps()
+    assert seen[-1] == ada.seq(room) and seen == sorted(seen)
+    await ada.close()
+    await eve.close()
