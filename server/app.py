@@ -188,9 +188,9 @@ class LuminServer:
             self._housekeeping.cancel()
         if self.server is not None:
             self.server.close(close_connections=False)
-        if self.hub.cluster is not None:  # no node sends clients here any more
-            await self.hub.cluster.stop()
         ownership = self.hub.ownership
+        if self.hub.cluster is not None and ownership is not None and self.store_open:
+            await self._drain(self.hub.cluster, ownership)
         if ownership is not None:
             await ownership.stop()
         for room in list(self.hub.rooms.values()):
@@ -212,10 +212,29 @@ class LuminServer:
                 await asyncio.wait_for(asyncio.gather(*closing, return_exceptions=True), 5.0)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.server.wait_closed(), timeout=5.0)
+        if self.hub.cluster is not None:
+            await self.hub.cluster.stop()
         with contextlib.suppress(RuntimeError):  # a PostgreSQL store that never opened
             await self.store.aclose()
         if self.lock is not None:
             self.lock.release()
+
+    async def _drain(self, cluster: Cluster, ownership: Ownership) -> None:
+        """A cluster node stopping hands its rooms over one by one (each after its last
+        commit, to the lightest other node, whose clients are sent on at once), renewing the
+        leases of those still waiting their turn; it claims nothing meanwhile."""
+        ownership.claiming = False
+        await cluster.leave()
+        started, handed = time.perf_counter(), 0
+        for room in list(self.hub.rooms.values()):
+            if room.closed or room.status not in ("waiting", "playing"):
+                continue
+            try:
+                await self.hub.hand_over(room)
+                handed += 1
+            except Exception:  # the store away: the lease lapses, and another node claims it
+                log.exception("hand_over_failed", room=room.id)
+        log.info("drained", rooms=handed, seconds=round(time.perf_counter() - started, 3))
 
 
 async def run(settings: Settings, ready: Callable[[LuminServer], None] | None = None) -> None:

@@ -153,20 +153,25 @@ class Client:
             self._write()  # answers made just now (a bye's) go out before the close frame
             await self.socket.close(self.conn.close_code or 1000)
 
-    def room_moved(self, room: str) -> None:
-        """``room`` moved to another node of the cluster: send the client on with ``moved``
-        when the new owner can be named (protocol version 2), else say ``bye``
-        (``going_away``) and close with 1001, so the client reconnects (through any node)
-        and resumes there."""
+    def room_moved(self, room: str, url: str | None = None) -> None:
+        """``room`` moved to another node of the cluster (at ``url``, when the caller knows
+        it; else looked up): send the client on with ``moved`` when the new owner can be
+        named (protocol version 2), else say ``bye`` (``going_away``) and close with 1001, so
+        the client reconnects (through any node) and resumes there."""
         if self.dropped:
             return
         self.rooms.pop(room, None)
-        self.hub.spawn(self._send_on(room))
+        if url is not None:
+            self._send_on(room, url)
+        else:
+            self.hub.spawn(self._look_up_and_send_on(room))
 
-    async def _send_on(self, room: str) -> None:
+    async def _look_up_and_send_on(self, room: str) -> None:
         url = await self.hub.owner_url(room)
-        if self.dropped:
-            return
+        if not self.dropped:
+            self._send_on(room, url)
+
+    def _send_on(self, room: str, url: str | None) -> None:
         if url is not None and (self.conn.version or 0) >= MOVED_VERSION:
             self.send(Moved(room=room, url=url))
             self._write()
@@ -175,7 +180,7 @@ class Client:
             Bye(code="going_away", message=f"Room {room} moved to another server; reconnect.")
         )
         self._write()
-        await self.socket.close(1001, "room moved")
+        self.hub.spawn(self.socket.close(1001, "room moved"))
 
     def going_away(self) -> None:
         """Say ``bye`` (``going_away``) before the server closes this connection with 1001 as

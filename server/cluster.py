@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import math
 import urllib.parse
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any
@@ -182,6 +183,23 @@ class Cluster:
         with contextlib.suppress(TimeoutError):  # Redis away: the listener keeps trying
             await asyncio.wait_for(asyncio.shield(subscribed), REDIS_TIMEOUT)
 
+    async def leave(self) -> None:
+        """Leave the registry now and stop beating (a node draining): other nodes send it no
+        more clients or new rooms; relays and control requests still work until :meth:`stop`."""
+        beating = next((t for t in self._tasks if t.get_name().startswith("cluster-heart")), None)
+        if beating is not None:
+            self._tasks.remove(beating)
+            beating.cancel()
+            with contextlib.suppress(asyncio.CancelledError, RedisError, OSError):
+                await beating
+        with contextlib.suppress(RedisError, OSError):
+            await self.redis.delete(self._key("node", self.node))
+
+    def lightest_other(self) -> NodeInfo | None:
+        """The live node, other than this one, with the fewest rooms (``None``: alone)."""
+        others = [info for info in self.nodes.values() if info.node != self.node]
+        return min(others, key=lambda info: (info.rooms, info.node), default=None)
+
     async def stop(self, leave: bool = True) -> None:
         """Leave the registry at once (other nodes stop sending clients here) and close; with
         ``leave`` false, only stop beating: the entry lapses by itself, as a dead node's."""
@@ -322,6 +340,18 @@ class Cluster:
         if mine - best.rooms >= max(CREATE_MARGIN, mine / 5):
             return best
         return None
+
+    def claim_share(self, lapsed: int) -> int:
+        """How many of ``lapsed`` unowned rooms this node should take over now: what brings
+        it up to an even share of all the live nodes' rooms, and at least one for the
+        lightest node, so a dead node's rooms spread over the survivors by load."""
+        mine, _ = self.load()
+        loads = {node: info.rooms for node, info in self.nodes.items()} | {self.node: mine}
+        if len(loads) == 1:
+            return lapsed
+        fair = math.ceil((sum(loads.values()) + lapsed) / len(loads))
+        lightest = min(loads, key=lambda node: (loads[node], node)) == self.node
+        return max(1 if lightest else 0, fair - mine)
 
     # -- hints ----------------------------------------------------------------------------------
 

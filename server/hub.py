@@ -355,6 +355,22 @@ class Hub:
             return None
         return self.rooms.get(room_id)
 
+    async def hand_over(self, room: Room) -> str | None:
+        """Drain one room: stop it here after its last commit, let its lease go, ask the
+        lightest other node to take it at once, then send its connections on there. Returns
+        the node that took it (``None``: nobody answered in time; the next ownership round
+        anywhere claims it, and its clients reconnect through any node)."""
+        assert self.ownership is not None
+        room.halt()
+        await self.ownership.store.flush()
+        await self.ownership.release(room.id)
+        target = self.cluster.lightest_other() if self.cluster is not None else None
+        taken = None if target is None else await self.relays.hand(room.id, target.node)
+        log.info("room_handed_over", room=room.id, to=taken)
+        url = self.cluster.url_of(taken) if self.cluster is not None and taken else None
+        room.send_on(url)
+        return taken
+
     async def took(self, room_id: str) -> bool:
         """:meth:`take`, as the ownership round asks for it: whether this node plays the room."""
         return await self.take(room_id) is not None

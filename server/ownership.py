@@ -22,12 +22,17 @@ import structlog
 
 from server.pgstore import PostgresStore
 
-__all__ = ["CLAIMS_PER_ROUND", "Ownership"]
+__all__ = ["CLAIMS_PER_ROUND", "LAPSED_READ", "ORPHANED_AFTER", "Ownership"]
 
 log = structlog.get_logger("lumin.ownership")
 
-#: Lapsed rooms one node claims per renewal round: the rest wait a round, for other nodes.
+#: Lapsed rooms one node claims per renewal round at most: the rest wait a round, for others.
 CLAIMS_PER_ROUND = 8
+#: Lapsed rooms one round reads, to share them out.
+LAPSED_READ = 100
+#: TTLs a room may stay lapsed before any node claims it, whatever its share (a node whose
+#: view of the others' load is stale must not leave a room unowned).
+ORPHANED_AFTER = 2.0
 
 
 class Ownership:
@@ -52,8 +57,12 @@ class Ownership:
         #: New rooms' first leases, queued in the store and not committed yet: renewed only
         #: once they are (a renewal before would find no row and think the room lost).
         self._creating: dict[str, int] = {}
-        #: Whether rounds claim lapsed rooms (not while the server is still recovering its own).
+        #: Whether rounds claim lapsed rooms (not while the server is still recovering its own,
+        #: nor while it drains).
         self.claiming = False
+        #: How many of ``found`` lapsed rooms this node should claim this round (its share of
+        #: the cluster's load: :meth:`server.cluster.Cluster.claim_share`).
+        self.share: Callable[[int], int] = lambda found: CLAIMS_PER_ROUND
         self._lost = lost
         self._take = take
         self._task: asyncio.Task[None] | None = None
@@ -112,8 +121,9 @@ class Ownership:
                 log.exception("lease_round_failed", node=self.node)
 
     async def round(self) -> None:
-        """One renewal round: renew every lease held, let go of the lost ones, then claim up
-        to :data:`CLAIMS_PER_ROUND` lapsed rooms through the hub."""
+        """One renewal round: renew every lease held, let go of the lost ones, then claim this
+        node's share of the lapsed rooms (at most :data:`CLAIMS_PER_ROUND`; any room lapsed
+        for :data:`ORPHANED_AFTER` TTLs) through the hub."""
         held = dict(self.epochs)
         if held:
             kept = await self.store.renew_all(self.node, held, self.ttl)
@@ -124,8 +134,16 @@ class Ownership:
                     self._lost(room)
         if not self.claiming:
             return
-        for lease in await self.store.lapsed(CLAIMS_PER_ROUND):
-            if lease.room in self.epochs or lease.room in self._creating:
+        found = [
+            lease
+            for lease in await self.store.lapsed(LAPSED_READ)
+            if lease.room not in self.epochs and lease.room not in self._creating
+        ]
+        share = min(CLAIMS_PER_ROUND, self.share(len(found)))
+        for lease in found:
+            orphaned = lease.lapsed_for > ORPHANED_AFTER * self.ttl
+            if share <= 0 and not orphaned:
                 continue
             if await self._take(lease.room):
+                share -= 1
                 log.info("room_claimed", room=lease.room, node=self.node, was=lease.node)

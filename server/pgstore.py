@@ -211,6 +211,8 @@ class Lease:
     node: str
     epoch: int
     expires: float
+    #: Seconds since it lapsed, when listed by :meth:`PostgresStore.lapsed` (else 0).
+    lapsed_for: float = 0.0
 
 
 class PostgresStore:
@@ -466,7 +468,8 @@ class PostgresStore:
         """Leases of waiting or playing rooms that have lapsed (their node died, paused or let
         them go), oldest first: the rooms a surviving node may claim."""
         rows = await self.pool.fetch(
-            "SELECT l.room, l.node, l.epoch, extract(epoch FROM l.expires) AS expires"
+            "SELECT l.room, l.node, l.epoch, extract(epoch FROM l.expires) AS expires,"
+            " extract(epoch FROM now() - l.expires) AS lapsed_for"
             " FROM leases l JOIN rooms r ON r.id = l.room"
             " WHERE l.expires <= now() AND r.status IN ('waiting', 'playing')"
             " ORDER BY l.expires LIMIT $1",
@@ -625,7 +628,8 @@ def _named(failure: BaseException) -> BaseException:
 
 
 def _lease(row: asyncpg.Record) -> Lease:
-    return Lease(row["room"], row["node"], int(row["epoch"]), float(row["expires"]))
+    lapsed_for = float(row["lapsed_for"]) if "lapsed_for" in row else 0.0
+    return Lease(row["room"], row["node"], int(row["epoch"]), float(row["expires"]), lapsed_for)
 
 
 def _finished_where(game: str | None) -> tuple[str, tuple[Any, ...]]:

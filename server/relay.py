@@ -22,7 +22,6 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
-import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
@@ -50,6 +49,8 @@ log = structlog.get_logger("lumin.relay")
 
 #: Seconds a watch waits for the owner's first snapshot before it is answered ``try_again``.
 FIRST_SNAPSHOT = 3.0
+#: Seconds a draining node waits for another to take a room it hands over.
+HAND_OVER_WAIT = 2.0
 
 
 def public_view_at(row: RoomRow, records: list[Record], seq: int) -> Any:
@@ -86,7 +87,7 @@ class RelayPeer:
         if cluster is not None:
             cluster.relay(self.node, self.room, frame)
 
-    def room_moved(self, room: str) -> None:
+    def room_moved(self, room: str, url: str | None = None) -> None:
         """The room left this node: the watching node asks its new owner."""
         cluster = self.relays.hub.cluster
         self.relays.relayed.pop((room, self.node), None)
@@ -275,7 +276,8 @@ class Relays:
         self.relayed: dict[tuple[str, str], RelayPeer] = {}
         #: On a watching node: the rooms it relays, by id.
         self.remote: dict[str, RemoteRoom] = {}
-        self._checked = time.monotonic()
+        #: Rooms this draining node is handing over, waiting for the taker's answer.
+        self._handing: dict[str, asyncio.Future[str | None]] = {}
 
     async def room(self, room_id: str, owner: str) -> RemoteRoom:
         """The stand-in for ``room_id`` that ``owner`` plays, asking the owner for its frames
@@ -312,7 +314,8 @@ class Relays:
 
     def control(self, kind: str, room_id: str, node: str) -> None:
         """A request from another node: ``watch`` or ``unwatch`` a room this node plays, or
-        ``lost`` (the room this node relays left its owner)."""
+        ``lost`` (the room this node relays left its owner); ``take`` a room a draining
+        node hands over, and its answer ``taken`` or ``refused``."""
         if kind == "watch":
             self.hub.spawn(self._watch(room_id, node))
         elif kind == "unwatch":
@@ -322,6 +325,33 @@ class Relays:
                 room.detach(relay)
         elif kind == "lost" and room_id in self.remote:
             self.hub.spawn(self._recheck(self.remote[room_id]))
+        elif kind == "take":
+            self.hub.spawn(self._take_for(room_id, node))
+        elif kind in ("taken", "refused"):
+            handing = self._handing.get(room_id)
+            if handing is not None and not handing.done():
+                handing.set_result(node if kind == "taken" else None)
+
+    async def hand(self, room_id: str, node: str, wait: float = HAND_OVER_WAIT) -> str | None:
+        """Ask ``node`` to take ``room_id`` over now (this node let it go): the node that
+        took it, or ``None`` when it refused or did not answer within ``wait`` seconds."""
+        cluster = self.hub.cluster
+        if cluster is None:
+            return None
+        handing = self._handing[room_id] = asyncio.get_running_loop().create_future()
+        try:
+            await cluster.control(node, "take", room_id)
+            return await asyncio.wait_for(handing, wait)
+        except TimeoutError:
+            return None
+        finally:
+            self._handing.pop(room_id, None)
+
+    async def _take_for(self, room_id: str, node: str) -> None:
+        """A draining node handed ``room_id`` over: take it and say whether this node did."""
+        taken = await self.hub.take(room_id)
+        if self.hub.cluster is not None:
+            await self.hub.cluster.control(node, "taken" if taken else "refused", room_id)
 
     async def _watch(self, room_id: str, node: str) -> None:
         room = self.hub.rooms.get(room_id)

@@ -86,9 +86,9 @@ class Peer(Protocol):
         """Queue an already encoded frame for this client (never blocks)."""
         ...
 
-    def room_moved(self, room: str) -> None:
-        """``room`` is no longer on this node (another node of the cluster owns it now): the
-        client must reconnect to play or watch it on."""
+    def room_moved(self, room: str, url: str | None = None) -> None:
+        """``room`` is no longer on this node (another node of the cluster owns it now, at
+        ``url`` when known): the client must reconnect to play or watch it on."""
         ...
 
 
@@ -815,6 +815,13 @@ class Room:
         if self.closed:
             return
         log.info("room_let_go", room=self.id, epoch=self.lease_epoch)
+        self.halt()
+        self.send_on()
+
+    def halt(self) -> None:
+        """Stop playing here: timer and bots stopped, what is queued refused (the room is
+        moving to another node), nothing more run. Its connections stay attached until
+        :meth:`send_on`."""
         self.closed = True
         if self._timer is not None:
             self._timer.cancel()
@@ -822,12 +829,16 @@ class Room:
         self._mailbox.refuse_all(
             ErrorCode.SHUTTING_DOWN, f"Room {self.id} moved to another server; reconnect."
         )
-        for peer in list(self.peers):
-            peer.room_moved(self.id)
-        self.peers.clear()
-        self.hub.room_lost(self)
         if self._task is not None and self._task is not asyncio.current_task():
             self._task.cancel()  # told from outside (a lease not renewed): the task ends too
+
+    def send_on(self, url: str | None = None) -> None:
+        """Tell the connections of a halted room to go on where it is played now (``url``,
+        when known; :meth:`Peer.room_moved`), and forget it here."""
+        for peer in list(self.peers):
+            peer.room_moved(self.id, url)
+        self.peers.clear()
+        self.hub.room_lost(self)
 
     def _close(self, reason: str) -> None:
         """Close the room for good: tell its viewers, answer what is queued, forget it."""

@@ -27,7 +27,7 @@ from engine.core import expand_legal, to_wire
 from engine.registry import get_game
 from protocol.messages import RoomCreated
 from server.app import LuminServer
-from server.cluster import CREATE_MARGIN, origin_of
+from server.cluster import CREATE_MARGIN, Cluster, NodeInfo, origin_of
 from server.config import Settings
 from tests.server.conftest import TEST_LIMITS
 from tests.server.test_play import play_seat
@@ -364,3 +364,57 @@ async def test_a_relayed_delta_lost_on_the_way_is_made_again_from_the_log(nodes)
     assert seen[-1] == ada.seq(room) and seen == sorted(seen)
     await ada.close()
     await eve.close()
+
+
+async def test_a_stopping_node_hands_each_room_over_and_sends_its_players_on(nodes) -> None:
+    a, b = await nodes("node-a"), await nodes("node-b")
+    await known_to_each_other(a, b)
+    ada = await LuminClient.connect(url(a), "Ada")
+    game, rng = get_game("flip_over_frog"), random.Random(6)
+    rooms = [await ada.create_room("flip_over_frog", seats=[human(), bot()], sit=0)]
+    rooms.append(await ada.create_room("flip_over_frog", seats=[human(), bot()], sit=0))
+    assert all(room in a.hub.rooms for room in rooms)
+    acked: dict[str, dict[int, dict]] = {room: {} for room in rooms}
+
+    async def play(room: str, moves: int) -> None:
+        while len(acked[room]) < moves and room not in ada.game_over:
+            while not ada.legal(room):
+                await ada.changed(room)
+            command = to_wire(rng.choice(expand_legal(game, ada.legal(room))))
+            answer = await ada.act(room, command)
+            if answer.TYPE == "accepted":
+                acked[room][answer.seq] = command
+
+    for room in rooms:
+        await ada.start(room)
+        await play(room, 2)
+    stopped = time.monotonic()
+    await a.stop()  # SIGTERM: the drain
+    assert all(room in b.hub.rooms for room in rooms), "node B took every room at once"
+    assert b.hub.ownership.epochs.keys() >= set(rooms)
+    for room in rooms:
+        await until(lambda room=room: ada.online and ada.url == url(b) and bool(ada.legal(room)))
+    assert time.monotonic() - stopped < TTL * 3, "a reconnect, not a lapsed lease"
+    for room in rooms:
+        await play(room, 4)
+    for room in rooms:
+        logged = {r.seq: r.command for r in await b.store.get_records(room)}
+        assert all(logged.get(seq) == command for seq, command in acked[room].items())
+    await ada.close()
+
+
+def test_a_dead_nodes_rooms_go_to_the_survivors_by_load() -> None:
+    def share(node: str, loads: dict[str, int], lapsed: int) -> int:
+        cluster = Cluster("redis://127.0.0.1:1/0", node, f"ws://{node}/ws")
+        cluster.nodes = {n: NodeInfo(n, f"ws://{n}/ws", rooms) for n, rooms in loads.items()}
+        cluster.load = lambda: (loads[node], 0)
+        return cluster.claim_share(lapsed)
+
+    loads = {"node-a": 10, "node-b": 0, "node-c": 4}
+    assert share("node-b", loads, 12) == 9, "up to an even share: (14 + 12) / 3, rounded up"
+    assert share("node-c", loads, 12) == 5
+    assert share("node-a", loads, 12) == 0, "the heaviest waits"
+    assert share("node-b", {"node-b": 3, "node-c": 4}, 1) == 1, "the lightest takes it"
+    assert share("node-c", {"node-b": 3, "node-c": 4}, 1) == 0
+    assert share("node-c", {"node-b": 9, "node-c": 9}, 1) == 1, "even: both try, one wins"
+    assert share("node-b", {"node-b": 0}, 5) == 5, "alone: every room"

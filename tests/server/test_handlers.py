@@ -63,7 +63,7 @@ class StandIn:
     def send_frame(self, frame: bytes) -> None:
         self.sent.append(decode(frame, sender="server"))
 
-    def room_moved(self, room: str) -> None:
+    def room_moved(self, room: str, url: str | None = None) -> None:
         self.rooms.pop(room, None)
 
     async def hello(self, name: str = "Ada", token: str | None = None) -> list[Message]:
