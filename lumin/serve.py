@@ -22,6 +22,24 @@ from server.config import LOG_LEVELS, Settings
 
 __all__ = ["serve"]
 
+
+def _check_workers(settings: Settings) -> None:
+    """Several nodes on one machine need a store they share and a port and URL each."""
+    if settings.store is None:
+        raise click.BadParameter(
+            "--workers needs --store postgresql://...: the embedded SQLite store is one"
+            " process, which locks its data folder",
+            param_hint="'--workers'",
+        )
+    if settings.port == 0:
+        raise click.BadParameter("--workers needs a --port P: its nodes listen on P, P+1...")
+    if settings.public_url is not None and "{port}" not in settings.public_url:
+        raise click.BadParameter(
+            "with --workers, --public-url needs {port}: each node has its own URL",
+            param_hint="'--public-url'",
+        )
+
+
 #: The defaults the flags show are the settings' own.
 _DEFAULTS = Settings()
 
@@ -51,9 +69,14 @@ def _env(setting: str) -> str:
     return "LUMIN_" + setting.upper()
 
 
+#: Each setting's flag, and whether it repeats (to spell a node's settings out for a worker).
+_SPELLED: dict[str, tuple[str, bool]] = {}
+
+
 def _option(flag: str, kind: Any, doc: str, **extra: Any) -> Callable[[Any], Any]:
     """The flag ``--flag`` for the setting of the same name."""
     name = extra.pop("setting", flag.replace("-", "_"))
+    _SPELLED[name] = (f"--{flag}", bool(extra.get("multiple")))
     return click.option(
         f"--{flag}",
         name,
@@ -164,9 +187,55 @@ def _with_flags(command: Callable[..., Any]) -> Callable[..., Any]:
     return command
 
 
+def _command_line(flags: dict[str, Any]) -> list[str]:
+    """The ``lumin serve`` flags that give these values (every flag spelled out)."""
+    line: list[str] = []
+    for name, (flag, multiple) in _SPELLED.items():
+        value = flags[name]
+        for each in value if multiple else () if value is None else (value,):
+            line += [flag, str(each)]
+    return line
+
+
+def _run_workers(count: int, flags: dict[str, Any]) -> None:
+    """Run ``count`` cluster nodes on this machine, each its own ``lumin serve`` process on
+    the next port (``--port`` P, P+1, ...) with its own node id (``<node-id>-<i>``) and public
+    URL (``{port}`` filled in); SIGTERM and SIGINT are passed on to every one (each drains),
+    and this process ends when they all have, with the worst exit status."""
+    import secrets
+    import signal
+    import subprocess
+    import sys
+
+    base = flags["node_id"] or f"node-{secrets.token_hex(3)}"
+    workers = []
+    for i in range(count):
+        each = flags | {"port": flags["port"] + i, "node_id": f"{base}-{i}"}
+        command = [sys.executable, "-m", "lumin.cli", "serve", *_command_line(each)]
+        workers.append(subprocess.Popen(command, stdin=subprocess.DEVNULL))
+
+    def pass_on(signum: int, _: Any) -> None:
+        for worker in workers:
+            if worker.poll() is None:
+                worker.send_signal(signum)
+
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, pass_on)
+    codes = [worker.wait() for worker in workers]
+    raise SystemExit(max(abs(code) for code in codes))
+
+
 @click.command()
 @_with_flags
-def serve(**flags: Any) -> None:
+@click.option(
+    "--workers",
+    envvar="LUMIN_WORKERS",
+    type=_Number(int, 1, 256),
+    default=1,
+    show_default=True,
+    help="Cluster nodes to run on this machine (PostgreSQL store): ports --port, --port+1...",
+)
+def serve(workers: int, **flags: Any) -> None:
     """Run the Lumin server (SQLite in the data folder, one process) until SIGTERM."""
     from server import eventloop
     from server.app import StartupError, run
@@ -179,6 +248,10 @@ def serve(**flags: Any) -> None:
         settings = Settings(**flags)
     except ValueError as error:  # a combination the flags' own checks do not cover
         raise click.BadParameter(str(error)) from None
+    if workers > 1:
+        _check_workers(settings)
+        _run_workers(workers, flags | {"log_level": level})
+        return
     configure_logging(level.lower())
 
     def ready(server: Any) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -210,3 +211,61 @@ def test_an_unreachable_postgresql_is_one_line_and_exit_1(tmp_path: Path) -> Non
     lines = [line for line in result.stderr.splitlines() if "cannot open the store" in line]
     assert len(lines) == 1 and "Traceback" not in result.stderr
     assert "hunter2" not in result.stderr and f"127.0.0.1:{port}" in lines[0]
+
+
+def test_workers_need_a_shared_store_a_port_and_a_url_each(tmp_path: Path) -> None:
+    for flags, named in (
+        (["--workers", "2"], "--store postgresql://"),
+        (["--workers", "2", "--store", "postgresql://h/db", "--port", "0"], "--port P"),
+        (
+            ["--workers", "2", "--store", "postgresql://h/db", "--public-url", "ws://h/ws"],
+            "{port}",
+        ),
+    ):
+        result = CliRunner().invoke(main, ["serve", "--data", str(tmp_path), *flags])
+        assert result.exit_code == 2, result.output
+        assert named in result.output and "Traceback" not in result.output
+
+
+def test_workers_are_cluster_nodes_on_ports_in_a_row_that_drain_on_sigterm(
+    postgres_url: str, redis_url: str, redis_prefix: str, tmp_path: Path
+) -> None:
+    import json
+    import signal
+    import urllib.request
+
+    from tests.server.test_store_contract import reset_postgres
+    from tests.services import run_sync
+
+    run_sync(reset_postgres(postgres_url))
+    port = free_port()
+    while _in_use(port + 1):
+        port = free_port()
+    flags = ["--workers", "2", "--port", str(port), "--store", postgres_url, "--redis", redis_url]
+    flags += ["--redis-prefix", redis_prefix, "--node-id", "box", "--data", str(tmp_path)]
+    flags += ["--public-url", "ws://games.example.org:{port}/ws", "--lease-ttl", "1"]
+    parent = _serve(*flags)
+    try:
+        for n in (0, 1):
+            wait_healthy(port + n)
+        deadline = time.monotonic() + 10
+        while True:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=5) as answer:
+                health = json.loads(answer.read())
+            if health["nodes"] == ["box-0", "box-1"] or time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
+        assert health["node"] == "box-0" and health["nodes"] == ["box-0", "box-1"]
+        parent.send_signal(signal.SIGTERM)
+        assert parent.wait(timeout=30) == 0, parent.stderr.read().decode()  # type: ignore[union-attr]
+        assert not _in_use(port) and not _in_use(port + 1), "both nodes stopped"
+    finally:
+        if parent.poll() is None:
+            parent.kill()
+            parent.wait()
+        run_sync(reset_postgres(postgres_url))
+
+
+def _in_use(port: int) -> bool:
+    with socket.socket() as probe:
+        return probe.connect_ex(("127.0.0.1", port)) == 0
