@@ -16,8 +16,11 @@ several Lumin and relay runs and reports the median ratio.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import functools
 import os
 import random
+import secrets
 import shutil
 import socket
 import statistics
@@ -26,6 +29,7 @@ import sys
 import tempfile
 import time
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +41,16 @@ from websockets.asyncio.server import ServerConnection, broadcast, serve
 from protocol.codec import encode
 from protocol.messages import Act
 
-__all__ = ["LOAD_LIMITS", "bench_race", "free_port", "limit_flags", "relay_main", "wait_healthy"]
+__all__ = [
+    "LOAD_LIMITS",
+    "bench_cluster",
+    "bench_race",
+    "free_port",
+    "limit_flags",
+    "relay_main",
+    "scratch_database",
+    "wait_healthy",
+]
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -125,7 +138,7 @@ class _Racer:
     @classmethod
     async def connect(cls, url: str, name: str) -> _Racer:
         racer = cls(await connect(url, max_size=None, compression=None))
-        await racer.request({"type": "hello", "versions": [1], "name": name})
+        await racer.request({"type": "hello", "versions": [1, 2], "name": name})
         return racer
 
     def _note(self, frame: bytes) -> dict[str, Any]:
@@ -169,15 +182,20 @@ async def _lumin_room(
     """One race room of four closed-loop clients; returns the slides they made."""
     racers = [await _Racer.connect(url, f"load{n}") for n in range(4)]
     host = racers[0]
-    created = await host.request(
-        {
-            "type": "create_room",
-            "game": "flash8",
-            "seats": [{"kind": "human"}] * 4,
-            "options": {"countdown": 0.2},
-            "sit": 0,
-        }
-    )
+    request = {
+        "type": "create_room",
+        "game": "flash8",
+        "seats": [{"kind": "human"}] * 4,
+        "options": {"countdown": 0.2},
+        "sit": 0,
+    }
+    created = await host.request(request)
+    if created["type"] == "moved":  # a cluster node sends the room to a lighter one
+        for racer in racers:
+            await racer.socket.close()
+        racers = [await _Racer.connect(created["url"], f"load{n}") for n in range(4)]
+        host = racers[0]
+        created = await host.request(request)
     room = created["room"]
     for seat, racer in enumerate(racers[1:], start=1):
         await racer.request({"type": "join_seat", "room": room, "seat": seat})
@@ -270,13 +288,14 @@ def relay_main(port: int) -> None:
 class _Window:
     """The measured interval: it opens once every room is set up, and lasts ``seconds``."""
 
-    def __init__(self, rooms: int, seconds: float, pid: int | None) -> None:
+    def __init__(self, rooms: int, seconds: float, probes: dict[str, Callable[[], float]]) -> None:
         self.waiting = rooms
         self.seconds = seconds
-        self.pid = pid
+        #: CPU seconds used so far, by what: the server, each engine of a cluster...
+        self.probes = probes
         self.go = asyncio.Event()
         self.deadline = float("inf")
-        self.cpu_start: float | None = None
+        self.cpu_start: dict[str, float] = {}
         self.load_cpu_start = 0.0
         self.started = 0.0
 
@@ -285,37 +304,46 @@ class _Window:
         if self.waiting == 0:
             self.started = time.perf_counter()
             self.deadline = self.started + self.seconds
-            self.cpu_start = _cpu_seconds(self.pid) if self.pid else None
+            self.cpu_start = {name: probe() for name, probe in self.probes.items()}
             self.load_cpu_start = time.process_time()
             self.go.set()
         await self.go.wait()
 
+    def cpu(self) -> dict[str, float]:
+        """CPU seconds each probe's processes used since the window opened."""
+        return {name: probe() - self.cpu_start[name] for name, probe in self.probes.items()}
+
 
 async def _drive(
-    target: str, url: str, rooms: int, seconds: float, pid: int | None
+    target: str,
+    urls: list[str],
+    rooms: int,
+    seconds: float,
+    probes: dict[str, Callable[[], float]],
 ) -> dict[str, Any]:
     latencies: list[float] = []
     sizes: dict[str, list[int]] = {"delta": [], "view": []}
-    window = _Window(rooms, seconds, pid)
+    window = _Window(rooms, seconds, probes)
+    url = urls[0]
     if target == "relay":
         payload = encode(
             Act(room="r0123456789", command={"type": "slide", "src": 1, "dst": 2}, seq=100, id=7)
         )
         work = [_relay_room(f"{url}/room/{n}", window, latencies, payload) for n in range(rooms)]
     else:
-        work = [_lumin_room(url, window, latencies, sizes) for _ in range(rooms)]
+        # A cluster's rooms go round the nodes, as the least-loaded rule would place them.
+        work = [_lumin_room(urls[n % len(urls)], window, latencies, sizes) for n in range(rooms)]
     counts = await asyncio.gather(*work)
     elapsed = time.perf_counter() - window.started
     load_cpu = time.process_time() - window.load_cpu_start
-    cpu = None
-    if pid and window.cpu_start is not None:
-        cpu = _cpu_seconds(pid) - window.cpu_start
+    cpu = window.cpu()
     return {
         "commands": sum(counts),
         "latencies": latencies,
         "sizes": sizes,
         "elapsed": elapsed,
-        "cpu": cpu,
+        "cpu": cpu.get("server"),
+        "cpus": cpu,
         "load_cpu": load_cpu,
     }
 
@@ -336,6 +364,9 @@ def _summary(result: dict[str, Any]) -> dict[str, Any]:
         # The share of its core the load generator used: near 1, it is what limits the rate.
         "load_cpu_share": result["load_cpu"] / seconds if seconds else None,
     }
+    for name, used in result["cpus"].items():
+        if name != "server":
+            out[f"{name}_cpu_us_per_command"] = 1e6 * used / commands if commands else None
     sizes = result["sizes"]
     out["delta_bytes_median"] = statistics.median(sizes["delta"]) if sizes["delta"] else None
     out["view_bytes_median"] = statistics.median(sizes["view"]) if sizes["view"] else None
@@ -432,14 +463,166 @@ def _run_target(
             wait_healthy(port)
         url = f"ws://127.0.0.1:{port}" + ("" if target == "relay" else "/ws")
     try:
-        pid = process.pid if process else None
+        probes = {} if process is None else {"server": functools.partial(_cpu_seconds, process.pid)}
         # uvloop, as the server runs by default, so both ends of a run share the loop kind.
-        result = uvloop.run(_drive(target, url, rooms, seconds, pid))
+        result = uvloop.run(_drive(target, [url], rooms, seconds, probes))
     finally:
         if process is not None:
             process.terminate()
             process.wait(10)
     return _summary(result)
+
+
+def _cpu_of(name: str) -> float:
+    """CPU seconds of every process on this machine named ``name`` (``postgres``, whose
+    backends the nodes hold open for the whole run; ``redis-server``)."""
+    total = 0.0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            text = stat.read_text()
+            if text[text.index("(") + 1 : text.rindex(")")] == name:
+                total += _cpu_seconds(int(stat.parent.name))
+    return total
+
+
+#: The PostgreSQL server and Redis a cluster run uses when not given (the tests' engines).
+LOCAL_POSTGRES = "postgresql://postgres@127.0.0.1:5432"
+LOCAL_REDIS = "redis://127.0.0.1:6379/0"
+
+
+@contextlib.contextmanager
+def scratch_database(server: str) -> Any:
+    """A fresh database on the PostgreSQL ``server`` (a URL without a database), dropped at
+    the end: its URL."""
+    import asyncpg
+
+    name = f"lumin_bench_{os.getpid()}_{secrets.token_hex(3)}"
+
+    async def run(statement: str) -> None:
+        connection = await asyncpg.connect(f"{server.rstrip('/')}/postgres")
+        try:
+            await connection.execute(statement)
+        finally:
+            await connection.close()
+
+    asyncio.run(run(f'CREATE DATABASE "{name}"'))
+    try:
+        yield f"{server.rstrip('/')}/{name}"
+    finally:
+        asyncio.run(run(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+def _forget_prefix(redis_url: str, prefix: str) -> None:
+    import redis
+
+    client = redis.Redis.from_url(redis_url)
+    try:
+        keys = list(client.scan_iter(match=f"{prefix}*"))
+        if keys:
+            client.delete(*keys)
+    finally:
+        client.close()
+
+
+def _run_cluster(
+    rooms: int, seconds: float, nodes: int, store: str, redis_url: str, core: int | None
+) -> dict[str, Any]:
+    """One run against ``nodes`` cluster nodes on ``store`` and ``redis_url``, every node
+    pinned to ``core``; the CPU of the nodes, of PostgreSQL and of Redis measured apart."""
+    prefix = f"lumin-bench:{os.getpid()}:{secrets.token_hex(3)}:"
+    ports = [free_port() for _ in range(nodes)]
+    processes: list[subprocess.Popen[bytes]] = []
+    try:
+        for n, port in enumerate(ports):
+            command = [
+                sys.executable, "-m", "lumin.cli", "serve", "--port", str(port),
+                "--store", store, "--redis", redis_url, "--redis-prefix", prefix,
+                "--node-id", f"bench-{n}", "--bot-delay", "0", *limit_flags(LOAD_LIMITS),
+                "--log-level", "warning",
+            ]  # fmt: skip
+            processes.append(
+                subprocess.Popen(_pinned(command, core), cwd=ROOT, stderr=subprocess.DEVNULL)
+            )
+        for port in ports:
+            wait_healthy(port)
+        _wait_for_each_other(ports)
+        pids = [process.pid for process in processes]
+
+        def node_cpu() -> float:
+            return sum(_cpu_seconds(pid) for pid in pids)
+
+        def total() -> float:
+            return node_cpu() + _cpu_of("postgres") + _cpu_of("redis-server")
+
+        probes = {
+            "server": total,
+            "node": node_cpu,
+            "postgres": functools.partial(_cpu_of, "postgres"),
+            "redis": functools.partial(_cpu_of, "redis-server"),
+        }
+        urls = [f"ws://127.0.0.1:{port}/ws" for port in ports]
+        result = uvloop.run(_drive("lumin", urls, rooms, seconds, probes))
+    finally:
+        for process in processes:
+            process.terminate()
+        for process in processes:
+            process.wait(30)
+        _forget_prefix(redis_url, prefix)
+    return _summary(result)
+
+
+def _wait_for_each_other(ports: list[int]) -> None:
+    """Wait (up to 10 s) until every node's registry lists all of them."""
+    import json
+
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        known = []
+        for port in ports:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2) as answer:
+                known.append(len(json.loads(answer.read()).get("nodes", ())))
+        if all(count == len(ports) for count in known):
+            return
+        time.sleep(0.1)
+    raise RuntimeError("the cluster's nodes did not find each other")
+
+
+def bench_cluster(
+    rooms: int, seconds: float, nodes: int, store: str | None, redis_url: str | None
+) -> dict[str, Any]:
+    """``lumin bench race --nodes N``: the race load on a cluster of N nodes (on ``store``
+    and ``redis_url``; by default a scratch database on the local PostgreSQL and the local
+    Redis), with the CPU per command of the nodes, PostgreSQL and Redis, their sum as the
+    server's, and what a machine with a core per node would carry (derived)."""
+    server_core, load_core = _cores()
+    if load_core is not None:
+        os.sched_setaffinity(0, {load_core})
+    redis_url = redis_url or LOCAL_REDIS
+    with contextlib.ExitStack() as stack:
+        if store is None:
+            store = stack.enter_context(scratch_database(LOCAL_POSTGRES))
+        numbers = _run_cluster(rooms, seconds, nodes, store, redis_url, server_core)
+    report: dict[str, Any] = {
+        "rooms": rooms,
+        "clients": rooms * 4,
+        "nodes": nodes,
+        "pinned": load_core is not None,
+        "limits": LOAD_LIMITS,
+        **numbers,
+    }
+    node_us = numbers.get("node_cpu_us_per_command")
+    if node_us:
+        rate = nodes * 1e6 / node_us
+        report["derived"] = {
+            "note": "derived from the per-command CPU costs, not measured: each node on a core"
+            " of its own, PostgreSQL and Redis on cores beside them",
+            "commands_per_second_with_a_core_per_node": rate,
+            "postgres_cores_at_that_rate": rate
+            * (numbers["postgres_cpu_us_per_command"] or 0)
+            / 1e6,
+            "redis_cores_at_that_rate": rate * (numbers["redis_cpu_us_per_command"] or 0) / 1e6,
+        }
+    return report
 
 
 if __name__ == "__main__":

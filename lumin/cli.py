@@ -285,6 +285,20 @@ def bench() -> None:
     help="With --target relay: alternate this many Lumin and relay runs; the ratio is their"
     " median (the machine's speed drifts between runs).",
 )
+@click.option(
+    "--nodes",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Run a cluster of this many nodes (on --store and --redis) instead of the embedded"
+    " server.",
+)
+@click.option(
+    "--store",
+    default=None,
+    help="With --nodes: the nodes' postgresql:// store (default: a scratch database on the"
+    " local PostgreSQL, dropped after).",
+)
+@click.option("--redis", "redis_url", default=None, help="With --nodes: the nodes' redis:// Redis.")
 @click.option("--json", "as_json", is_flag=True)
 def bench_race_command(
     rooms: int,
@@ -293,11 +307,27 @@ def bench_race_command(
     url: str | None,
     durability: str,
     pairs: int,
+    nodes: int | None,
+    store: str | None,
+    redis_url: str | None,
     as_json: bool,
 ) -> None:
     """Flash 8 race rooms of 4 closed-loop clients sliding as fast as the server answers."""
-    from clients.load import bench_race
+    from clients.load import bench_cluster, bench_race
 
+    if nodes is not None:
+        report = bench_cluster(rooms, seconds, nodes, store, redis_url)
+        if as_json:
+            click.echo(json.dumps(report))
+            return
+        _print_race(f"lumin, {nodes} node{'s' if nodes > 1 else ''}", report)
+        click.echo(
+            "  server CPU per command (nodes + PostgreSQL + Redis):"
+            f" {report['node_cpu_us_per_command']:.0f}"
+            f" + {report['postgres_cpu_us_per_command']:.0f}"
+            f" + {report['redis_cpu_us_per_command']:.0f} µs"
+        )
+        return
     report = bench_race(rooms, seconds, target, url, durability, pairs)
     if as_json:
         click.echo(json.dumps(report))
