@@ -153,6 +153,8 @@ class Cluster:
         #: Called after each heartbeat.
         self.beaten: Callable[[], Awaitable[None]] | None = None
         self._outbox: list[tuple[str, bytes]] = []
+        self._announcing: asyncio.Handle | None = None
+        self._tasks_spawned: set[asyncio.Future[None]] = set()
         self._sending: asyncio.Task[None] | None = None
         self._delete_if_owner = self.redis.register_script(_DELETE_IF_OWNER)
         self._pubsub = self.redis.pubsub()
@@ -329,11 +331,43 @@ class Cluster:
         open its socket to another)."""
         return {origin_of(info.url) for info in self.nodes.values()}
 
-    def less_loaded(self) -> NodeInfo | None:
-        """The node a new room should go to instead of this one: the one with the fewest rooms,
-        when it has clearly fewer than this node (:data:`CREATE_MARGIN`); else ``None``."""
+    def load_changed(self) -> None:
+        """This node's room count changed: publish it now (once per loop turn), not only at
+        the next heartbeat, so other nodes place new rooms by what is true, not by what was
+        a second ago (two nodes each thinking the other empty would send creators back and
+        forth)."""
+        if self._announcing is None:
+            self._announcing = asyncio.get_running_loop().call_soon(self._announce)
+
+    def _announce(self) -> None:
+        self._announcing = None
+        self._tasks_spawned.add(task := asyncio.ensure_future(self._write_entry()))
+        task.add_done_callback(self._tasks_spawned.discard)
+
+    async def _write_entry(self) -> None:
+        rooms, connections = self.load()
+        info = NodeInfo(self.node, self.public_url, rooms, connections)
+        expiry = max(1, round(3 * self.heartbeat * 1000))
+        if not self._tasks:  # stopped or left: no entry again
+            return
+        with contextlib.suppress(RedisError, OSError):
+            await self.redis.set(
+                self._key("node", self.node), json.dumps(attrs.asdict(info)), px=expiry
+            )
+
+    async def less_loaded(self) -> NodeInfo | None:
+        """The node a new room should go to instead of this one: the one with the fewest rooms
+        (as the registry says now: one read), when it has clearly fewer than this node
+        (:data:`CREATE_MARGIN`); else ``None``."""
         mine, _ = self.load()
         others = [info for info in self.nodes.values() if info.node != self.node]
+        if not others:
+            return None
+        try:
+            values = await self.redis.mget([self._key("node", info.node) for info in others])
+        except (RedisError, OSError):
+            return None  # Redis away: the room stays here
+        others = [NodeInfo(**json.loads(value)) for value in values if value is not None]
         if not others:
             return None
         best = min(others, key=lambda info: (info.rooms, info.connections, info.node))

@@ -202,7 +202,7 @@ class Hub:
         meta: dict[str, Any] = {}
         if request.turn_clock is not None:
             meta["turn_clock"] = _turn_clock(request.turn_clock)
-        if self.cluster is not None and (elsewhere := self.cluster.less_loaded()) is not None:
+        if self.cluster is not None and (elsewhere := await self.cluster.less_loaded()):
             raise Moved(None, elsewhere.url)  # a valid request: created on the lighter node
         room, stored = self._create(game, options, seats, peer.user, request.private, meta)
         room.address = peer.address
@@ -257,6 +257,7 @@ class Hub:
         self.room_changed(room)
         if self.cluster is not None:
             self.spawn(self.cluster.hint_room(room.id))
+            self.cluster.load_changed()
 
     def load(self) -> int:
         """The rooms this node plays now (waiting or playing): its load in the registry."""
@@ -467,6 +468,8 @@ class Hub:
     def room_lost(self, room: Room) -> None:
         """Forget a room another node owns now; the lobby stops listing it here."""
         self.rooms.pop(room.id, None)
+        if self.cluster is not None:
+            self.cluster.load_changed()
         if self.ownership is not None:
             self.ownership.forget(room.id)
         if not room.private:
@@ -576,6 +579,8 @@ class Hub:
     def room_closed(self, room: Room) -> None:
         """Forget a closed room and tell the lobby."""
         self.rooms.pop(room.id, None)
+        if self.cluster is not None:
+            self.cluster.load_changed()
         if self.ownership is not None:
             self.ownership.forget(room.id)
         if not room.private:
@@ -583,7 +588,10 @@ class Hub:
             self._schedule()
 
     def game_finished(self, room: Room, outcome: Outcome) -> None:
-        """Keep a Flash 8 solo result among the high scores."""
+        """A game ended here: the node's load changed, and a Flash 8 solo result joins the
+        high scores."""
+        if self.cluster is not None:
+            self.cluster.load_changed()
         score = outcome.details.get("score")
         rank = outcome.details.get("rank")
         if room.game.id == "flash8" and isinstance(score, int) and isinstance(rank, str):

@@ -245,6 +245,7 @@ class PostgresStore:
             max_size=self.pool_size,
             command_timeout=30,
             server_settings={"lock_timeout": "5s"},
+            reset=_keep_session,
         )
         async with self.pool.acquire() as connection, connection.transaction():
             await connection.execute("SELECT pg_advisory_xact_lock($1)", _MIGRATION_LOCK)
@@ -297,8 +298,9 @@ class PostgresStore:
             self._flushing = asyncio.get_running_loop().create_task(self._flush())
 
     async def _flush(self) -> None:
-        """Commit batches until nothing is queued: everything queued so far in one transaction,
-        and when that fails each write in its own."""
+        """Commit batches until nothing is queued: everything queued so far in one transaction
+        (or, when it is one statement, in that statement's own), and when that fails each write
+        in its own."""
         batch: list[tuple[_Write, asyncio.Future[None]]] = []
         try:
             while self._pending:
@@ -307,8 +309,11 @@ class PostgresStore:
                 errors: list[BaseException | None] = [None] * len(batch)
                 async with self.pool.acquire() as connection:
                     try:
-                        async with connection.transaction():
+                        if _one_statement(batch):  # atomic alone: no BEGIN and COMMIT trips
                             await self._together(connection, batch, errors)
+                        else:
+                            async with connection.transaction():
+                                await self._together(connection, batch, errors)
                     except Exception:
                         # Each write again in a transaction of its own: a bad one fails alone
                         # (on a connection that died, every one fails with why).
@@ -625,6 +630,20 @@ def _named(failure: BaseException) -> BaseException:
             f"a run's seq is in the log already ((room, seq) is UNIQUE): {failure}"
         )
     return failure
+
+
+def _one_statement(batch: list[tuple[_Write, asyncio.Future[None]]]) -> bool:
+    """Whether a batch runs as one statement: appends only, one per room (one append, or
+    :data:`_APPEND_MANY` for several)."""
+    rooms = [write.room for write, _ in batch if isinstance(write, _Append)]
+    return len(rooms) == len(batch) and len(set(rooms)) == len(rooms)
+
+
+async def _keep_session(connection: asyncpg.Connection) -> None:
+    """A pool connection's reset on release: nothing beyond asyncpg's rollback of an open
+    transaction. Lumin's statements leave no session state (their settings are ``SET
+    LOCAL``, their advisory lock transaction-scoped), so the round trip of the default reset
+    query is saved on every batch."""
 
 
 def _lease(row: asyncpg.Record) -> Lease:
