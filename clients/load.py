@@ -566,9 +566,14 @@ def _run_cluster(
         result = uvloop.run(_drive("lumin", urls, rooms, seconds, probes))
     finally:
         for process in processes:
-            process.terminate()
+            process.terminate()  # each node drains
         for process in processes:
-            process.wait(30)
+            try:
+                process.wait(60)
+            except subprocess.TimeoutExpired:  # a drain that hangs is a defect: said, not hidden
+                process.kill()
+                process.wait(10)
+                raise RuntimeError(f"node {process.args} did not stop within 60 s") from None
         _forget_prefix(redis_url, prefix)
     return _summary(result)
 

@@ -224,6 +224,7 @@ class LuminServer:
         commit, to the lightest other node, whose clients are sent on at once), renewing the
         leases of those still waiting their turn; it claims nothing meanwhile."""
         ownership.claiming = False
+        self.hub.draining = True
         await cluster.leave()
         started, handed = time.perf_counter(), 0
         for room in list(self.hub.rooms.values()):

@@ -67,6 +67,8 @@ class Hub:
         self.cluster: Cluster | None = None
         #: Spectators of rooms other nodes play, and this node's relays to other nodes.
         self.relays = Relays(self)
+        #: Set while this node drains (it stops): it takes over no room from then on.
+        self.draining = False
         #: Lapsed rooms being taken over now, so two requests for one share the work.
         self._taking: dict[str, asyncio.Future[Room | None]] = {}
         self._dirty: set[str] = set()
@@ -348,6 +350,8 @@ class Hub:
         assert self.ownership is not None
         if room_id in self.rooms:
             return self.rooms[room_id]
+        if self.draining:  # stopping: the room is another node's to take
+            return None
         epoch = await self.ownership.claim(room_id)
         if epoch is None:
             return None
