@@ -46,7 +46,7 @@ deploy-tools: $(NGINX) $(COMPOSE)
 unit: setup services deploy-tools
 	$(BIN)/pytest -n 2
 
-bench-smoke: setup
+bench-smoke: setup services
 	$(BIN)/python scripts/bench_smoke.py
 
 # --- the browser client (clients/web, docs/web.md) ---------------------------------------------
