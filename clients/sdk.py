@@ -28,8 +28,10 @@ On a cluster, a request for a room another node plays is answered with ``moved``
 reconnects to the node it names (at once), resumes every room it holds, and sends the request
 again there, so the caller sees only the final answer; it follows at most
 :attr:`~LuminClient.MAX_MOVES` in a row. A ``moved`` on its own (the room moved away under the
-connection) makes it reconnect to the named node and resume. When the node it was sent to
-cannot be reached, it reconnects to the URL it was first given (any node of the cluster).
+connection), or one answering the client's own ``resume`` after a reconnect (the node it
+reached does not play the room), makes it reconnect to the named node and resume. When the
+node it was sent to cannot be reached, it reconnects to the URL it was first given (any node of
+the cluster).
 
 What the client keeps per connection is bounded: :attr:`~LuminClient.messages`,
 :attr:`~LuminClient.chat` and :attr:`~LuminClient.errors` hold the newest ``keep`` items (1000
@@ -190,6 +192,8 @@ class LuminClient:
     RECONNECT_MAX = 10.0
     #: ``moved`` answers one request may follow in a row before it fails (``moved_too_often``).
     MAX_MOVES = 3
+    #: Seconds before a resume answered ``try_again`` (its room changing node) is sent again.
+    RESUME_AGAIN = 1.0
 
     def __init__(
         self,
@@ -242,6 +246,8 @@ class LuminClient:
         self._reconnected = asyncio.Event()
         #: A node a ``moved`` without ``ref`` named: the reader reconnects there.
         self._moved_to: str | None = None
+        #: ``moved`` answers to this client's own resumes followed in a row.
+        self._resume_moves = 0
 
     @classmethod
     async def connect(
@@ -494,6 +500,12 @@ class LuminClient:
         room = getattr(message, "room", None)
         if ref is not None and ref in self._resuming:
             room = self._resuming.pop(ref)  # caught up (or refused) after a reconnect
+            if isinstance(message, Moved):  # the room is played elsewhere now: follow it
+                self._follow_resume(message.url)
+            elif isinstance(message, Error) and message.code == ErrorCode.TRY_AGAIN.value:
+                self._resume_later()  # the room is changing node: resume again in a moment
+            else:
+                self._resume_moves = 0
         if isinstance(message, Moved) and message.ref is None:
             self._moved_to = message.url
         if isinstance(message, ChatMessage):
@@ -506,6 +518,32 @@ class LuminClient:
         if isinstance(room, str):
             self._event(room).set()
         self.messages.put_nowait(message)
+
+    def _follow_resume(self, url: str) -> None:
+        """A resume after a reconnect was answered ``moved``: reconnect there (at most
+        :attr:`MAX_MOVES` times in a row; then stay, and the room's waits keep waiting)."""
+        if self._resume_moves >= self.MAX_MOVES:
+            self.errors.append(
+                ProtocolError(
+                    ErrorCode.OUT_OF_SYNC,
+                    f"The cluster sent this client on {self.MAX_MOVES} times in a row after a"
+                    " reconnect; it stays where it is.",
+                )
+            )
+            return
+        self._resume_moves += 1
+        self._moved_to = url
+
+    def _resume_later(self) -> None:
+        """Reconnect to the same node in a second and resume again (at most
+        :attr:`MAX_MOVES` times in a row, counted with the ``moved`` ones)."""
+        if self._resume_moves >= self.MAX_MOVES or self.socket is None:
+            return
+        self._resume_moves += 1
+        socket = self.socket
+        asyncio.get_running_loop().call_later(
+            self.RESUME_AGAIN, lambda: asyncio.ensure_future(socket.close())
+        )
 
     def _event(self, room: str) -> asyncio.Event:
         """The event set whenever something arrives for ``room``."""

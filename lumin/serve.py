@@ -113,6 +113,11 @@ _FLAGS = [
     _option("node-id", str, "This node's name in a cluster (PostgreSQL store); default: random."),
     _option("lease-ttl", _Number(float, 0.2, 600), "Seconds a room's lease lasts unless renewed."),
     _option(
+        "drain-timeout",
+        _Number(float, 0, 3600),
+        "Seconds a stopping cluster node spends handing its rooms to others at most.",
+    ),
+    _option(
         "origin",
         str,
         "Allowed browser Origin (repeat); default: the page's own origin (same origin).",

@@ -370,10 +370,10 @@ class Moved(Message):
     """The room is played on another node of the cluster (protocol version 2): reconnect to
     ``url``, ``hello`` with the same token, ``resume`` and send the request again.
 
-    As an answer (``ref``), it stands for the answer of a ``join_seat``, ``watch_room``,
-    ``resume`` or ``create_room`` sent to a node that does not own the room (``room`` is
-    ``None`` for ``create_room``: a less-loaded node creates it); without ``ref``, the room
-    moved away under the connection (its node lost it or handed it over)."""
+    As an answer (``ref``), it stands for the answer of a ``join_seat``, a seated person's
+    ``resume``, a ``create_room`` (``room`` is ``None``: a less-loaded node creates it) or a
+    spectator's ``chat_send``, sent to a node that does not play the room; without ``ref``,
+    the room moved away under the connection (its node lost it or handed it over)."""
 
     TYPE = "moved"
     SENDERS = _FROM_SERVER

@@ -136,6 +136,11 @@ class LuminServer:
         cluster.load = lambda: (self.hub.load(), len(self.clients))
         cluster.owned = lambda: list(ownership.epochs)
         cluster.lobby_changed = self.hub.remote_lobby
+        cluster.listed = lambda: [
+            room.summary()
+            for room in self.hub.rooms.values()
+            if self.hub.listed(room) and room.status in ("waiting", "playing")
+        ]
         cluster.relayed = self.hub.relays.frame
         cluster.controlled = self.hub.relays.control
         cluster.beaten = self.hub.relays.check
@@ -222,19 +227,29 @@ class LuminServer:
     async def _drain(self, cluster: Cluster, ownership: Ownership) -> None:
         """A cluster node stopping hands its rooms over one by one (each after its last
         commit, to the lightest other node, whose clients are sent on at once), renewing the
-        leases of those still waiting their turn; it claims nothing meanwhile."""
+        leases of those still waiting their turn, for at most ``drain_timeout`` seconds; it
+        claims and creates nothing meanwhile."""
         ownership.claiming = False
         self.hub.draining = True
         await cluster.leave()
         started, handed = time.perf_counter(), 0
-        for room in list(self.hub.rooms.values()):
-            if room.closed or room.status not in ("waiting", "playing"):
-                continue
+        deadline = started + self.settings.drain_timeout
+        while live := [
+            room
+            for room in self.hub.rooms.values()
+            if not room.closed and room.status in ("waiting", "playing")
+        ]:
+            left = deadline - time.perf_counter()
+            if left <= 0:  # the rest are released as the server stops: claimed within a round
+                log.warning("drain_timed_out", rooms=len(live))
+                break
             try:
-                await self.hub.hand_over(room)
+                await self.hub.hand_over(live[0], left)
                 handed += 1
             except Exception:  # the store away: the lease lapses, and another node claims it
-                log.exception("hand_over_failed", room=room.id)
+                log.exception("hand_over_failed", room=live[0].id)
+                live[0].halt()
+                live[0].send_on()
         log.info("drained", rooms=handed, seconds=round(time.perf_counter() - started, 3))
 
 

@@ -10,6 +10,7 @@ clock, a connected person who takes too long has one move made for them.
 from __future__ import annotations
 
 import asyncio
+import math
 import random
 import time
 from collections.abc import Awaitable, Callable, Mapping
@@ -44,6 +45,9 @@ class BotRoom(Protocol):
 
     @property
     def legal_since(self) -> Mapping[int, int]: ...
+
+    @property
+    def legal_at(self) -> Mapping[int, float]: ...
 
     def view_for(self, viewer: int | None) -> Any: ...
 
@@ -195,8 +199,15 @@ class BotSeats:
                 continue
             if armed is not None:
                 armed[1].cancel()
+            # From when the seat's turn began, as logged: a room rebuilt on another node
+            # keeps the deadline its player was shown.
+            began = room.legal_at.get(seat) or time.time()
+            left = float(limit) - (time.time() - began)
+            if not math.isfinite(left):  # data an older version let in: the room fails
+                raise ValueError(f"room {room.id}: the turn clock {limit!r} is not a time")
+            left = max(0.0, left)
             handle = asyncio.get_running_loop().call_later(
-                float(limit), self._clock_ran_out, room, seat, since
+                left, self._clock_ran_out, room, seat, since
             )
             self.clocks[key] = (since, handle)
 

@@ -154,6 +154,14 @@ class Cluster:
         self.beaten: Callable[[], Awaitable[None]] | None = None
         self._outbox: list[tuple[str, bytes]] = []
         self._announcing: asyncio.Handle | None = None
+        #: Lobby changes Redis has not taken yet, and the task sending them.
+        self._unsent_rooms: dict[str, RoomSummary] = {}
+        self._unsent_removed: set[str] = set()
+        self._publishing: asyncio.Future[None] | None = None
+        #: This node's public live rooms, written again now and then (after Redis lost them).
+        self.listed: Callable[[], list[RoomSummary]] = list
+        #: Set once the node left the registry (it drains): it never writes its entry again.
+        self._left = False
         self._tasks_spawned: set[asyncio.Future[None]] = set()
         self._sending: asyncio.Task[None] | None = None
         self._delete_if_owner = self.redis.register_script(_DELETE_IF_OWNER)
@@ -188,6 +196,7 @@ class Cluster:
     async def leave(self) -> None:
         """Leave the registry now and stop beating (a node draining): other nodes send it no
         more clients or new rooms; relays and control requests still work until :meth:`stop`."""
+        self._left = True
         beating = next((t for t in self._tasks if t.get_name().startswith("cluster-heart")), None)
         if beating is not None:
             self._tasks.remove(beating)
@@ -269,6 +278,8 @@ class Cluster:
     async def beat(self) -> None:
         """One heartbeat: publish this node's load and room hints, then read the live nodes
         (and, every :data:`RESYNC_EVERY` beats, the whole lobby)."""
+        if self._left:
+            return
         rooms, connections = self.load()
         info = NodeInfo(self.node, self.public_url, rooms, connections)
         expiry = max(1, round(3 * self.heartbeat * 1000))
@@ -282,6 +293,9 @@ class Cluster:
             await self._read_nodes()
             if self._beats % RESYNC_EVERY == 0:
                 await self._read_lobby()
+                await self._write_lobby(LobbyChange(self.node, tuple(self.listed())), False)
+            if self._unsent_rooms or self._unsent_removed:
+                self.publish((), ())
         except (RedisError, OSError) as error:
             if self.reachable:
                 log.warning("cluster_redis_away", node=self.node, error=repr(error))
@@ -348,7 +362,7 @@ class Cluster:
         rooms, connections = self.load()
         info = NodeInfo(self.node, self.public_url, rooms, connections)
         expiry = max(1, round(3 * self.heartbeat * 1000))
-        if not self._tasks:  # stopped or left: no entry again
+        if self._left or not self._tasks:  # stopped or left: no entry again
             return
         with contextlib.suppress(RedisError, OSError):
             await self.redis.set(
@@ -449,26 +463,49 @@ class Cluster:
 
     # -- the lobby ------------------------------------------------------------------------------
 
-    async def publish(self, rooms: Iterable[RoomSummary], removed: Iterable[str]) -> None:
-        """Put this node's lobby changes in the cluster's lobby and tell the other nodes."""
-        change = LobbyChange(self.node, tuple(rooms), tuple(removed))
-        if not change.rooms and not change.removed:
-            return
+    def publish(self, rooms: Iterable[RoomSummary], removed: Iterable[str]) -> None:
+        """Put this node's lobby changes in the cluster's lobby and tell the other nodes, in
+        the background; changes Redis did not take are sent again with the next ones (or at
+        the next heartbeat), the newest summary of a room winning."""
+        for summary in rooms:
+            self._unsent_rooms[summary.room] = summary
+            self._unsent_removed.discard(summary.room)
+        for room in removed:
+            self._unsent_removed.add(room)
+            self._unsent_rooms.pop(room, None)
+        unsent = self._unsent_rooms or self._unsent_removed
+        idle = self._publishing is None or self._publishing.done()
+        if unsent and idle and self._tasks:  # not once stopped
+            self._publishing = asyncio.ensure_future(self._send_lobby())
+
+    async def _send_lobby(self) -> None:
+        while self._unsent_rooms or self._unsent_removed:
+            change = LobbyChange(
+                self.node, tuple(self._unsent_rooms.values()), tuple(sorted(self._unsent_removed))
+            )
+            self._unsent_rooms, self._unsent_removed = {}, set()
+            try:
+                await self._write_lobby(change)
+            except (RedisError, OSError) as error:
+                log.warning("cluster_lobby_not_published", node=self.node, error=repr(error))
+                self.publish(change.rooms, ())  # again later; newer changes win
+                self._unsent_removed |= set(change.removed) - self._unsent_rooms.keys()
+                return
+
+    async def _write_lobby(self, change: LobbyChange, announce: bool = True) -> None:
         entries = {
             summary.room: LobbyChange(self.node, (summary,)).pack() for summary in change.rooms
         }
-        try:
-            async with self.redis.pipeline(transaction=False) as pipe:
-                if entries:
-                    pipe.hset(self._channel, mapping=entries)  # type: ignore[arg-type]
-                for room in change.removed:
-                    await self._delete_if_owner(
-                        keys=[self._channel], args=[room, self.node], client=pipe
-                    )
+        async with self.redis.pipeline(transaction=False) as pipe:
+            if entries:
+                pipe.hset(self._channel, mapping=entries)  # type: ignore[arg-type]
+            for room in change.removed:
+                await self._delete_if_owner(
+                    keys=[self._channel], args=[room, change.node], client=pipe
+                )
+            if announce:
                 pipe.publish(self._channel, change.pack())
-                await pipe.execute()
-        except (RedisError, OSError) as error:
-            log.warning("cluster_lobby_not_published", node=self.node, error=repr(error))
+            await pipe.execute()
 
     def _on_message(self, message: Mapping[str, Any]) -> None:
         try:
@@ -503,7 +540,12 @@ class Cluster:
                 change = LobbyChange.unpack(value if isinstance(value, bytes) else value.encode())
             except Exception:
                 continue
-            if change.node != self.node and change.node in self.nodes:
+            if change.node not in self.nodes:  # a dead node's rooms: their next owner lists them
+                for summary in change.rooms:
+                    await self._delete_if_owner(
+                        keys=[self._channel], args=[summary.room, change.node]
+                    )
+            elif change.node != self.node:
                 for summary in change.rooms:
                     fresh[summary.room] = (change.node, summary)
         changed = tuple(

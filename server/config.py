@@ -93,6 +93,9 @@ class Settings:
     #: The websocket URL clients reach this node at, as ``moved`` names it (``{port}`` is
     #: replaced by the port listened on). ``None``: ``ws://HOST:PORT/ws`` of ``host``.
     public_url: str | None = None
+    #: Seconds a stopping cluster node spends handing its rooms to other nodes at most; rooms
+    #: left then are released as it stops (another node claims each within a renewal round).
+    drain_timeout: float = attrs.field(default=30.0, validator=_within(0, 3600))
     #: Seconds a room's lease lasts unless renewed (renewed three times per TTL); a node that
     #: dies or pauses loses its rooms to the others after at most this.
     lease_ttl: float = attrs.field(default=5.0, validator=_within(0.2, 600))

@@ -42,6 +42,10 @@ class Fanout:
         #: Every seat's legal commands now, and the seq they last changed at.
         self.legal: dict[int, list[dict[str, Any]]] = {}
         self.legal_since: dict[int, int] = {}
+        #: The room time (seconds since the epoch) each seat's legal commands last changed at:
+        #: the time of that step as logged, so a turn clock keeps its deadline when the room
+        #: is rebuilt elsewhere.
+        self.legal_at: dict[int, float] = {}
         #: Recent batches: (base, seq, each viewer's frame), one entry per committed batch.
         self.history: collections.deque[tuple[int, int, dict[Viewer, bytes]]] = collections.deque(
             maxlen=history
@@ -79,12 +83,14 @@ class Fanout:
         watched: Collection[Viewer],
         steps: Sequence[Step] = (),
         changed: Collection[int] | None = None,
+        at: float = 0.0,
     ) -> dict[Viewer, bytes]:
         """Bring views and legal commands up to date with ``state`` at ``seq``; after
         ``steps`` (the batch just committed, already applied), the delta frame of each viewer
         in ``watched`` that has been sent its view (a watched viewer without one needs a
         snapshot). Only the ``changed`` seats (all when ``None``) are asked for their legal
-        commands again; viewers not watched are forgotten."""
+        commands again; viewers not watched are forgotten. ``at`` is the room time of the
+        state (its last step's, as logged)."""
         base = seq - len(steps)
         frames: dict[Viewer, bytes] = {}
         patcher = self.patcher if steps else None
@@ -96,6 +102,7 @@ class Fanout:
                 if fresh != self.legal.get(viewer):
                     self.legal[viewer] = fresh
                     self.legal_since[viewer] = seq
+                    self.legal_at[viewer] = at
                     legal = fresh
             if viewer not in watched:
                 self.viewers.discard(viewer)

@@ -346,6 +346,7 @@ async def on_resume(session: Session, request: Resume) -> None:
     room = await _room(session, request.room, watching=True)
     known = room.seat_of(session.user) is not None or room.id in session.rooms
     if room.private and not known and request.code != room.code:
+        room.detach(session)  # a room relayed for this request alone stops being relayed
         raise Refused(ErrorCode.BAD_CODE, "This private room needs its code.")
     await _enter(
         session, room, lambda: room.resume(session, request.seq, request.epoch, request.id)

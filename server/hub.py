@@ -39,7 +39,7 @@ from server.errors import Moved, Refused
 from server.limits import RateLimits
 from server.metrics import Metrics
 from server.ownership import Ownership
-from server.relay import Relays, RemoteRoom
+from server.relay import HAND_OVER_WAIT, Relays, RemoteRoom
 from server.room import Peer, Room
 from server.seats import Seat, room_code
 from server.store import RoomRow, Store
@@ -159,8 +159,19 @@ class Hub:
                     " a game or let a waiting room expire first.",
                 )
 
+    def _check_open(self) -> None:
+        """A draining node makes no new room: the request goes to another node, or is
+        refused (``shutting_down``) when there is none."""
+        if not self.draining:
+            return
+        other = self.cluster.lightest_other() if self.cluster is not None else None
+        if other is not None:
+            raise Moved(None, other.url)
+        raise Refused(ErrorCode.SHUTTING_DOWN, "This server is stopping; try again shortly.")
+
     async def create_room(self, peer: Peer, request: CreateRoom) -> Room:
         """A new waiting room from a ``create_room`` request; its creator is the host."""
+        self._check_open()
         self._check_caps(peer)
         if request.game not in game_ids():
             raise Refused(ErrorCode.UNKNOWN_GAME, f"Lumin hosts {', '.join(game_ids())}.")
@@ -311,18 +322,19 @@ class Hub:
         return taken
 
     async def owner_of(self, room_id: str) -> str | None:
-        """The node playing ``room_id``: a live node the Redis hint names, else the holder of
-        its live lease in PostgreSQL, else ``None``."""
+        """The node playing ``room_id``: the holder of its live lease in PostgreSQL (the one
+        truth), else ``None``; only when PostgreSQL cannot be asked, the live node the Redis
+        hint names."""
         assert self.ownership is not None
-        if self.cluster is not None:
+        try:
+            return await self.ownership.store.owner(room_id)
+        except Exception:
+            if self.cluster is None:
+                raise
             hinted = await self.cluster.hint(room_id)
-            if (
-                hinted is not None
-                and hinted != self.ownership.node
-                and hinted in self.cluster.nodes
-            ):
+            if hinted in self.cluster.nodes and hinted != self.ownership.node:
                 return hinted
-        return await self.ownership.store.owner(room_id)
+            raise
 
     async def owner_url(self, room_id: str) -> str | None:
         """The public URL of the other node that plays ``room_id`` now, if it can be named."""
@@ -352,6 +364,8 @@ class Hub:
             return self.rooms[room_id]
         if self.draining:  # stopping: the room is another node's to take
             return None
+        if room_id in self.ownership.epochs or self.ownership.is_creating(room_id):
+            return None  # leased here already (being made): a claim would fence it
         epoch = await self.ownership.claim(room_id)
         if epoch is None:
             return None
@@ -360,17 +374,25 @@ class Hub:
             return None
         return self.rooms.get(room_id)
 
-    async def hand_over(self, room: Room) -> str | None:
-        """Drain one room: stop it here after its last commit, let its lease go, ask the
-        lightest other node to take it at once, then send its connections on there. Returns
-        the node that took it (``None``: nobody answered in time; the next ownership round
-        anywhere claims it, and its clients reconnect through any node)."""
+    async def hand_over(self, room: Room, wait: float = 10.0) -> str | None:
+        """Drain one room within about ``wait`` seconds: stop it here once what it has queued
+        is decided and committed, let its lease go, ask the lightest other node to take it at
+        once, then send its connections on there. Returns the node that took it (``None``:
+        nobody answered in time; the next ownership round anywhere claims it, and its clients
+        reconnect through any node)."""
         assert self.ownership is not None
-        room.halt()
+        started = asyncio.get_running_loop().time()
+        try:  # behind what is queued: every command taken is decided and answered first
+            await asyncio.wait_for(room.call(lambda: _halted(room)), wait)
+        except (TimeoutError, Refused):
+            room.halt()
         await self.ownership.store.flush()
         await self.ownership.release(room.id)
         target = self.cluster.lightest_other() if self.cluster is not None else None
-        taken = None if target is None else await self.relays.hand(room.id, target.node)
+        left = max(0.1, wait - (asyncio.get_running_loop().time() - started))
+        taken = None
+        if target is not None:
+            taken = await self.relays.hand(room.id, target.node, min(left, HAND_OVER_WAIT))
         log.info("room_handed_over", room=room.id, to=taken)
         url = self.cluster.url_of(taken) if self.cluster is not None and taken else None
         room.send_on(url)
@@ -390,6 +412,8 @@ class Hub:
         existing = self.rooms.get(room.meta.get("rematch", ""))
         if existing is not None and not existing.closed:
             return existing
+        if self.draining:
+            raise Refused(ErrorCode.SHUTTING_DOWN, "This server is stopping; try again shortly.")
         self._check_caps(peer)
         seats = [
             Seat(s.kind, s.name, s.user, s.bot, dict(s.choices), s.kind == "bot")
@@ -413,16 +437,13 @@ class Hub:
         No single room can stop the server from starting: a room that fails to rebuild or to
         start again (a log that no longer replays, data an older version let in) is logged,
         marked ``failed`` in the store and skipped, and every other room recovers."""
-        rebuilt: list[Room] = []
-        for row in await self.store.get_rooms(["waiting", "playing"]):
-            epoch = None
-            if self.ownership is not None:
-                epoch = await self.ownership.claim(row.id)
-                if epoch is None:  # another node's live lease: its room, not this node's
-                    continue
-            room = await self._rebuild(row, epoch)
-            if room is not None:
-                rebuilt.append(room)
+        rows = await self.store.get_rooms(["waiting", "playing"])
+        if self.ownership is not None:
+            # A cluster node: each room the way any lapsed room is taken (claim, rebuild,
+            # restart), so one that a client or another node asks for meanwhile is taken
+            # once; a room another node's live lease holds is that node's.
+            return sum([await self.take(row.id) is not None for row in rows])
+        rebuilt = [room for row in rows if (room := await self._rebuild(row, None)) is not None]
         return sum(self._restart(room) for room in rebuilt)
 
     async def _rebuild(self, row: RoomRow, epoch: int | None) -> Room | None:
@@ -550,7 +571,7 @@ class Hub:
         self._removed.clear()
         self._gauge()
         if self.cluster is not None:
-            self.spawn(self.cluster.publish(changed, removed))
+            self.cluster.publish(changed, removed)
             # A room this node let go may be listed by its new owner already: not removed.
             for room in [r for r in removed if r in self.cluster.remote]:
                 removed.remove(room)
@@ -647,6 +668,11 @@ class Hub:
         self.store.delete_ended_before(now - self.settings.retention_days * 86400)
         self.limits.prune(time.monotonic())
         _return_free_memory()
+
+
+async def _halted(room: Room) -> None:
+    """Stop ``room`` from inside its own task (:meth:`Room.halt`)."""
+    room.halt()
 
 
 def _return_free_memory() -> None:

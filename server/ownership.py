@@ -90,6 +90,10 @@ class Ownership:
 
         committed.add_done_callback(done)
 
+    def is_creating(self, room: str) -> bool:
+        """Whether ``room`` is a new room whose first lease is not committed yet."""
+        return room in self._creating
+
     def forget(self, room: str) -> None:
         """Stop renewing ``room`` (it finished, closed or was lost); its lease lapses."""
         self.epochs.pop(room, None)

@@ -378,7 +378,12 @@ class PostgresStore:
         }
         for n, run in appends:
             if run.room not in written:
-                errors[n] = await run.refusal(connection)
+                try:
+                    errors[n] = await run.refusal(connection)
+                except Exception as failure:  # the others are committed: this one alone fails
+                    errors[n] = AppendRefused(
+                        f"room {run.room}: the run was not appended ({_named(failure)!r})"
+                    )
 
     def append(self, room: str, *records: Record, epoch: int | None = None) -> asyncio.Future[None]:
         """Queue ``records`` as one run; the future resolves once they are committed, all or

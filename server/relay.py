@@ -117,7 +117,8 @@ class RemoteRoom:
         self.history: collections.deque[tuple[int, int, dict[int | None, bytes]]] = (
             collections.deque(maxlen=history)
         )
-        self._filling: asyncio.Lock = asyncio.Lock()
+        #: Held while a frame is taken (asyncio locks are first come, first served).
+        self._in_order = asyncio.Lock()
 
     # -- what a spectator's requests do ---------------------------------------------------------
 
@@ -206,7 +207,13 @@ class RemoteRoom:
     # -- what the owner sends -------------------------------------------------------------------
 
     async def frame(self, frame: bytes) -> None:
-        """One frame the owner sent this node's relay: keep what it tells, forward it."""
+        """One frame the owner sent this node's relay: keep what it tells, forward it. Frames
+        are taken one at a time in arrival order, a gap fill included, so nothing overtakes
+        a delta (a new owner's snapshot, the game's end) while its gap is being filled."""
+        async with self._in_order:
+            await self._take_frame(frame)
+
+    async def _take_frame(self, frame: bytes) -> None:
         message = decode(frame, sender="server", limits=SERVER_FRAME_LIMITS)
         if isinstance(message, Snapshot):
             self.copy = RoomView.from_snapshot(message)
@@ -229,16 +236,15 @@ class RemoteRoom:
         self._forward(frame)
 
     async def _delta(self, delta: Delta, frame: bytes) -> None:
-        async with self._filling:  # gap fills read the store: frames stay in order
-            if self.copy is None or delta.base < self.copy.seq:
-                return  # before the first snapshot, or one seen already
-            if delta.base > self.copy.seq:
-                await self._fill(delta.base)
-                if self.copy.seq != delta.base:
-                    return
-            self.copy = self.copy.apply(delta)
-            self.history.append((delta.base, delta.seq, {None: frame}))
-            self._forward(frame)
+        if self.copy is None or delta.base < self.copy.seq:
+            return  # before the first snapshot, or one seen already
+        if delta.base > self.copy.seq:
+            await self._fill(delta.base)
+            if self.copy.seq != delta.base:
+                return
+        self.copy = self.copy.apply(delta)
+        self.history.append((delta.base, delta.seq, {None: frame}))
+        self._forward(frame)
 
     async def _fill(self, seq: int) -> None:
         """Pub/sub dropped deltas up to ``seq``: make the one delta from the copy to ``seq``

@@ -179,6 +179,8 @@ class Room:
         self.status = row.status
         self.created = row.created
         self.started = row.started
+        #: The room time of the last logged step (the start before the first).
+        self.stepped_at: float = row.started or 0.0
         self.finished = row.finished
         self.meta: dict[str, Any] = dict(row.meta)
         self.touched = time.time()
@@ -222,6 +224,11 @@ class Room:
     def legal_since(self) -> dict[int, int]:
         """The seq each seat's legal commands last changed at."""
         return self.fanout.legal_since
+
+    @property
+    def legal_at(self) -> dict[int, float]:
+        """The room time each seat's legal commands last changed at (a turn clock's start)."""
+        return self.fanout.legal_at
 
     @property
     def views(self) -> dict[Viewer, Any]:
@@ -485,7 +492,7 @@ class Room:
             raise Refused(ErrorCode.ALREADY_STARTED, "The game has already started.")
         check_start(self.seats, self.host)
         self.status = "playing"
-        self.started = time.time()
+        self.started = self.stepped_at = time.time()
         self._deal()
         self.hub.store.update_room(
             self.id, epoch=self.lease_epoch, status="playing", started=self.started
@@ -517,6 +524,7 @@ class Room:
                 self.state = self.game.evolve(self.state, from_wire(self.game.events, data))
             self.seq = record.seq
             self.position = record.position + len(record.events)
+            self.stepped_at = record.at
         self._refresh_views()
 
     # -- playing --------------------------------------------------------------------------------
@@ -631,6 +639,7 @@ class Room:
                 self.state = step.after
                 self.seq = record.seq
                 self.position = record.position + len(step.events)
+                self.stepped_at = record.at
             self._refresh_views(steps, changed)
             self._after_change()
         except Exception as error:
@@ -706,7 +715,9 @@ class Room:
             | self.hub.bots.seats_of(self)
             | self.fanout.recently_left(time.monotonic() - self.hub.settings.resume_window)
         )
-        frames = self.fanout.refresh(self.state, self.seq, len(self.seats), watched, steps, changed)
+        frames = self.fanout.refresh(
+            self.state, self.seq, len(self.seats), watched, steps, changed, self.stepped_at
+        )
         if steps:
             for peer, viewer in self.peers.items():
                 frame = frames.get(viewer)

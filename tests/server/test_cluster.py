@@ -418,3 +418,159 @@ def test_a_dead_nodes_rooms_go_to_the_survivors_by_load() -> None:
     assert share("node-c", {"node-b": 3, "node-c": 4}, 1) == 0
     assert share("node-c", {"node-b": 9, "node-c": 9}, 1) == 1, "even: both try, one wins"
     assert share("node-b", {"node-b": 0}, 5) == 5, "alone: every room"
+
+
+async def test_a_room_taken_over_keeps_its_deadlines_and_its_turn_clock(nodes) -> None:
+    a, b = await nodes("node-a"), await nodes("node-b")
+    await known_to_each_other(a, b)
+    ada = await LuminClient.connect(url(a), "Ada")
+    race = await ada.create_room("flash8", seats=[human(), bot()], sit=0)
+    turns = await ada.create_room("neon_hex", seats=[human(), bot()], sit=0, turn_clock=6.0)
+    for room in (race, turns):
+        await ada.start(room)
+    await until(lambda: bool(ada.legal(turns)) and a.hub.rooms[race].game.deadline(
+        a.hub.rooms[race].state) is not None)  # fmt: skip
+    deadline = a.hub.rooms[race].game.deadline(a.hub.rooms[race].state)
+    began = a.hub.rooms[turns].legal_at[0]
+    b.hub.ownership.claiming = False
+    await a.hub.ownership.stop()  # node A pauses
+    await a.hub.cluster.stop(leave=False)
+    await until(lambda: "node-b" in b.hub.cluster.nodes and "node-a" not in b.hub.cluster.nodes)
+    await asyncio.sleep(TTL)
+    for room in (race, turns):
+        assert await b.hub.take(room) is not None
+    taken = b.hub.rooms[race]
+    assert taken.game.deadline(taken.state) == deadline, "the race's clock is the state's"
+    assert b.hub.rooms[turns].legal_at[0] == began, "the turn began when it was logged to"
+    when = b.hub.bots.clocks[(turns, 0)][1].when()
+    loop_now = asyncio.get_running_loop().time()
+    assert when - loop_now < 6.0 - (time.time() - began) + 0.5, "what was left, not 6 s again"
+    await ada.close()
+
+
+async def test_a_command_in_flight_when_a_node_drains_is_answered(nodes) -> None:
+    a, b = await nodes("node-a"), await nodes("node-b")
+    await known_to_each_other(a, b)
+    ada = await LuminClient.connect(url(a), "Ada")
+    room = await ada.create_room("flip_over_frog", seats=[human(), bot()], sit=0)
+    await ada.start(room)
+    await until(lambda: bool(ada.legal(room)))
+    inner = a.hub.store.append
+
+    def slow_append(room_id: str, *records: Any, epoch: int | None = None) -> Any:
+        """A commit that takes 200 ms more (a busy PostgreSQL)."""
+        done = inner(room_id, *records, epoch=epoch)
+        later = asyncio.get_running_loop().create_future()
+
+        async def wait() -> None:
+            try:
+                await done
+                await asyncio.sleep(0.2)
+                later.set_result(None)
+            except Exception as error:
+                later.set_exception(error)
+
+        a.hub.spawn(wait())
+        return later
+
+    a.hub.store.append = slow_append  # type: ignore[method-assign]
+    seq = a.hub.rooms[room].seq
+    command = to_wire(expand_legal(get_game("flip_over_frog"), ada.legal(room))[0])
+    acting = asyncio.ensure_future(ada.act(room, command))
+    await asyncio.sleep(0.05)  # the room's task waits for the commit
+    await a.stop()  # SIGTERM
+    answer = await asyncio.wait_for(acting, 8)
+    assert answer.TYPE == "accepted" and answer.seq == seq + 1, "committed, so acknowledged"
+    assert [r.seq for r in await b.store.get_records(room)][-1] >= seq + 1
+    await ada.close()
+
+
+async def test_a_draining_node_stays_out_of_the_registry(redis_url, redis_prefix) -> None:
+    a = Cluster(redis_url, "node-a", "ws://a/ws", prefix=redis_prefix, heartbeat=0.2)
+    b = Cluster(redis_url, "node-b", "ws://b/ws", prefix=redis_prefix, heartbeat=0.2)
+    rooms = [5]
+    a.load = lambda: (rooms[0], 0)
+    await a.start()
+    await b.start()
+    try:
+        await until(lambda: "node-a" in b.nodes)
+        await a.leave()  # the drain begins
+        rooms[0] -= 1
+        a.load_changed()  # a room handed over
+        await asyncio.sleep(0.8)
+        assert await a.redis.get(a._key("node", "node-a")) is None, "not written again"
+        assert "node-a" not in b.nodes
+    finally:
+        await a.stop()
+        await b.stop()
+
+
+async def test_a_refused_resume_leaves_no_relay_behind(nodes) -> None:
+    a, b = await nodes("node-a"), await nodes("node-b")
+    await known_to_each_other(a, b)
+    ada = await LuminClient.connect(url(a), "Ada")
+    room = await ada.create_room("flip_over_frog", seats=[human(), bot()], sit=0, private=True)
+    mallory = await Raw.open(b, [2])
+    for _ in range(3):
+        answer = await mallory.request({"type": "resume", "room": room, "seq": 0, "epoch": ""})
+        assert answer["type"] == "error" and answer["code"] == "bad_code"
+    await asyncio.sleep(1.0)  # a few heartbeats
+    await mallory.socket.close()
+    await until(lambda: room not in b.hub.relays.remote)
+    await until(lambda: (room, "node-b") not in a.hub.relays.relayed)
+    await ada.close()
+
+
+async def test_the_lease_holder_is_the_owner_whatever_the_hints_say(nodes) -> None:
+    a, b, c = await nodes("node-a"), await nodes("node-b"), await nodes("node-c")
+    await known_to_each_other(a, b, c)
+    ada = await LuminClient.connect(url(a), "Ada")
+    room = await ada.create_room("flip_over_frog", seats=[human(), bot()], sit=0)
+    b.hub.ownership.claiming = c.hub.ownership.claiming = False
+    await a.hub.ownership.stop()  # A cannot renew (its PostgreSQL is away); A beats on, hinting
+    await asyncio.sleep(TTL * 1.5)
+    assert await b.hub.take(room) is not None
+    await asyncio.sleep(0.5)
+    seen = set()
+    for _ in range(20):
+        seen.add(await c.hub.owner_of(room))
+        await asyncio.sleep(0.05)
+    assert seen == {"node-b"}
+    await ada.close()
+
+
+async def _kill(server: LuminServer) -> None:
+    """What SIGKILL does to a node, in this process: no drain, no lease released, its
+    registry entry left to lapse, every socket cut."""
+    await server.hub.ownership.stop()
+    await server.hub.cluster.stop(leave=False)
+    assert server.server is not None
+    server.server.close()
+    for socket in list(server.server.connections):
+        socket.transport.abort()
+    for room in list(server.hub.rooms.values()):
+        room.halt()
+
+
+async def test_after_a_node_dies_the_python_client_is_sent_on_to_the_room(nodes) -> None:
+    a, b, c = await nodes("node-a"), await nodes("node-b"), await nodes("node-c")
+    await known_to_each_other(a, b, c)
+    ada = await LuminClient.connect(url(a), "Ada")
+    room = await ada.create_room("flip_over_frog", seats=[human(), human()], sit=0)
+    bea = await LuminClient.connect(url(b), "Bea")  # her first URL: node B
+    await bea.join(room, 1)
+    assert bea.url == url(a)
+
+    async def never(room_id: str) -> None:
+        return None
+
+    b.hub.take = never  # type: ignore[method-assign]  # node C, not B, takes the room over
+    b.hub.ownership.claiming = False
+    await _kill(a)
+    await until(lambda: room in c.hub.rooms, 10)
+    # Bea reconnected to node B, which answered her resume `try_again`, then `moved` to C.
+    await until(lambda: bea.online and bea.url == url(c) and room in bea.room_info, 10)
+    assert c.hub.rooms[room].seat_of(bea.user) == 1
+    assert any(peer.user == bea.user for peer in c.hub.rooms[room].peers)
+    await bea.close()
+    await ada.close()
