@@ -43,7 +43,14 @@ if TYPE_CHECKING:
     from server.hub import Hub
     from server.room import Peer
 
-__all__ = ["RelayPeer", "Relays", "RemoteRoom", "public_view_at"]
+__all__ = [
+    "FIRST_SNAPSHOT",
+    "HAND_OVER_WAIT",
+    "RelayPeer",
+    "Relays",
+    "RemoteRoom",
+    "public_view_at",
+]
 
 log = structlog.get_logger("lumin.relay")
 
