@@ -58,9 +58,13 @@ from protocol.messages import CommandAccepted, Delta, Error, Moved, Resume, Snap
 __all__ = [
     "SMOKE",
     "Ack",
+    "Book",
     "FailoverRun",
     "LeaseLog",
     "LogRecord",
+    "Member",
+    "Pace",
+    "RoomPlan",
     "Takedown",
     "bench_failover",
     "check_acks",
@@ -70,6 +74,7 @@ __all__ = [
     "failures",
     "kill_signals",
     "log_breaks",
+    "play",
     "spectator_gaps",
     "stale_acks",
 ]
