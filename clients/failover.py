@@ -39,7 +39,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.error
 import urllib.request
 from collections import Counter
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
@@ -102,7 +101,7 @@ KEEP = 100_000
 @attrs.frozen
 class FailoverRun:
     """One run: ``nodes`` nodes, ``rooms`` rooms, ``kills`` take-downs, the nodes'
-    ``lease_ttl``, the ``seed`` of every random choice, and at most ``budget`` seconds for the
+    ``lease_ttl``, the ``seed`` of the players' choices, and at most ``budget`` seconds for the
     games (setup, kills and play); a Flash 8 race ends after ``race_limit`` seconds at most.
     ``postgres`` names the PostgreSQL server (no database) and ``redis`` the Redis."""
 
@@ -932,8 +931,6 @@ class Cluster:
     run: FailoverRun
     nodes: dict[str, Node]
     database: Database
-    prefix: str
-    logs: Path
     rooms: list[RoomRun] = attrs.field(factory=list)
     book: Book = attrs.field(factory=Book)
     downs: list[Takedown] = attrs.field(factory=list)
@@ -1132,7 +1129,7 @@ async def _run(run: FailoverRun, logs: Path) -> dict[str, Any]:
         node_id, port = f"node-{n}", free_port()
         flags = node_flags(node_id, port, database.url, run, prefix)
         nodes[node_id] = Node(node_id, port, flags, logs)
-    cluster = Cluster(run, nodes, database, prefix, logs)
+    cluster = Cluster(run, nodes, database)
     leases = LeaseLog(database)
     watching: asyncio.Task[None] | None = None
     await database.create()

@@ -340,7 +340,13 @@ def _print_race(label: str, numbers: dict[str, Any]) -> None:
     show_default=True,
     help="Take-downs of the busiest node, in turn SIGKILL and SIGSTOP (then SIGCONT).",
 )
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of every choice.")
+@click.option(
+    "--seed",
+    type=int,
+    default=0,
+    show_default=True,
+    help="Seed of the players' choices (the deals and the timing are the run's own).",
+)
 @click.option("--lease-ttl", type=click.FloatRange(0.2, 600), default=5.0, show_default=True)
 @click.option(
     "--smoke",
@@ -372,8 +378,9 @@ def bench_failover_command(smoke: bool, as_json: bool, **settings: Any) -> None:
 def _print_failover(report: dict[str, Any]) -> None:
     signals = ", ".join(down["signal"] for down in report["takedowns"]) or "none"
     failover = report["failover_seconds"]
+    kills = f"{report['kills']} kill{'' if report['kills'] == 1 else 's'}"
     click.echo(
-        f"failover: {report['nodes']} nodes, {report['rooms']} rooms, {report['kills']} kills"
+        f"failover: {report['nodes']} nodes, {report['rooms']} rooms, {kills}"
         f" ({signals}), lease TTL {report['lease_ttl']:g} s, seed {report['seed']}:"
         f" {report['seconds']:.0f} s"
     )
