@@ -713,6 +713,8 @@ class Takedown:
     rooms: dict[str, int]
     seqs: dict[str, int]
     continued: float | None = None
+    #: When the failover was over: every moved room played again, a killed node was back.
+    over: float | None = None
     restart_seconds: float | None = None
     settle_seconds: float | None = None
     moved: set[str] = attrs.field(factory=set)
@@ -728,70 +730,104 @@ def kill_signals(kills: int) -> list[str]:
     return ["SIGKILL" if n % 2 == 0 else "SIGSTOP" for n in range(kills)]
 
 
-async def take_down(
-    index: int,
-    how: str,
-    nodes: Mapping[str, Node],
-    database: Database,
-    rooms: set[str],
-    run: FailoverRun,
-) -> Takedown:
-    """Take down the node owning the most playing rooms (ties: the first by id) with ``how``,
-    and wait until each of its rooms has an owner again (a SIGKILLed node is then started
-    again) and has logged a command since (or ended)."""
+async def take_down(index: int, how: str, cluster: Cluster, deadline: float) -> Takedown:
+    """Take down the busiest node (:func:`_victim`) with ``how`` and wait (never past the
+    run's ``deadline``, ``time.monotonic()``) until each of its rooms has a live owner again
+    (a SIGKILLed node is then started again) and has logged a command since, or has ended."""
+    down = await _victim(index, how, cluster)
+    node = cluster.nodes[down.node]
+    woke = None
+    if how == "SIGKILL":
+        await _kill(down, node, cluster, deadline)
+    else:
+        woke = await _pause(down, node, cluster, deadline)
+    leases = await cluster.database.leases()
+    down.moved = {room for room in down.rooms if leases[room].node != down.node}
+    again = _within(deadline, 2 * cluster.run.lease_ttl + 30)
+    if not await until(lambda: _played_again(cluster.database, down), again):
+        down.problems.append(f"rooms of {down.node} did not play again after the kill")
+    down.over = time.time()
+    if woke is not None:
+        await _woken(down, node, woke, _within(deadline, 10))
+    return down
+
+
+async def _kill(down: Takedown, node: Node, cluster: Cluster, deadline: float) -> None:
+    """SIGKILL ``node``, wait until other nodes own its rooms, then start it again and wait
+    until it is back in every node's registry."""
+    node.kill()
+    await _settle(down, cluster, deadline, away=down.node)
+    restarted = time.monotonic()
+    node.start()
+    if not await whole(list(cluster.nodes.values()), _within(deadline, 30)):
+        down.problems.append(f"{down.node} was not back in the cluster after its restart")
+    down.restart_seconds = time.monotonic() - restarted
+
+
+async def _pause(down: Takedown, node: Node, cluster: Cluster, deadline: float) -> int:
+    """SIGSTOP ``node`` for the lease TTL and :data:`PAUSE_PAST_TTL` more, SIGCONT it, and
+    wait until its rooms have live owners; returns where its log stood when it woke."""
+    node.send(signal.SIGSTOP)
+    await asyncio.sleep(cluster.run.lease_ttl + PAUSE_PAST_TTL)
+    woke = node.log_path.stat().st_size
+    node.send(signal.SIGCONT)
+    down.continued = time.time()
+    await _settle(down, cluster, deadline, away=None)
+    return woke
+
+
+async def _settle(down: Takedown, cluster: Cluster, deadline: float, away: str | None) -> None:
+    """Wait until every room of ``down`` has a live lease (not ``away``'s) or has ended."""
+    bound = _within(deadline, 4 * cluster.run.lease_ttl + 20)
+    if not await until(lambda: _owned_elsewhere(cluster.database, down.rooms, away), bound):
+        down.problems.append(f"{down.node}'s rooms had no live owner {bound:.0f} s after the kill")
+    down.settle_seconds = time.time() - down.at
+
+
+def _within(deadline: float, seconds: float) -> float:
+    """``seconds``, or what is left until ``deadline`` (``time.monotonic()``) if less."""
+    return max(0.0, min(seconds, deadline - time.monotonic()))
+
+
+async def _victim(index: int, how: str, cluster: Cluster) -> Takedown:
+    """Kill ``index`` of the node with the most live leases of the run's playing rooms (ties:
+    the first by id), with those rooms' epochs and last seqs; a node with fewer than
+    rooms/nodes of them is a problem of the kill."""
+    database = cluster.database
+    ids = {room.room for room in cluster.rooms}
     leases, statuses = await database.leases(), await database.statuses()
     held = {
         room: lease
         for room, lease in leases.items()
-        if room in rooms and lease.live and statuses.get(room) == "playing"
+        if room in ids and lease.live and statuses.get(room) == "playing"
     }
     counts = Counter(lease.node for lease in held.values())
-    victim = max(sorted(nodes), key=lambda node: counts[node])
+    victim = max(sorted(cluster.nodes), key=lambda node: counts[node])
     seqs = await database.last_seqs()
     owned = {room: lease.epoch for room, lease in held.items() if lease.node == victim}
     down = Takedown(index, how, victim, time.time(), owned, {r: seqs.get(r, 0) for r in owned})
-    if len(owned) * len(nodes) < run.rooms:
+    if len(owned) * len(cluster.nodes) < cluster.run.rooms:
         down.problems.append(
             f"{victim} owned {len(owned)} playing rooms, fewer than rooms/nodes"
-            f" ({run.rooms}/{len(nodes)})"
+            f" ({cluster.run.rooms}/{len(cluster.nodes)})"
         )
-    node = nodes[victim]
-    bound = 4 * run.lease_ttl + 20
-    if how == "SIGKILL":
-        node.kill()
-        settled = await until(lambda: _owned_elsewhere(database, owned, victim), bound)
-        down.settle_seconds = time.time() - down.at
-        restarted = time.monotonic()
-        node.start()
-        if not await whole(list(nodes.values()), 30):
-            down.problems.append(f"{victim} was not back in the cluster 30 s after its restart")
-        down.restart_seconds = time.monotonic() - restarted
-    else:
-        node.send(signal.SIGSTOP)
-        await asyncio.sleep(run.lease_ttl + PAUSE_PAST_TTL)
-        woke = node.log_path.stat().st_size
-        node.send(signal.SIGCONT)
-        down.continued = time.time()
-        settled = await until(lambda: _owned_elsewhere(database, owned, None), bound)
-        down.settle_seconds = time.time() - down.at
-    if not settled:
-        down.problems.append(f"{victim}'s rooms had no live owner {bound:g} s after the kill")
-    leases = await database.leases()
-    down.moved = {room for room in owned if room in leases and leases[room].node != victim}
-    if not await until(lambda: _played_again(database, down), 2 * run.lease_ttl + 30):
-        down.problems.append(f"rooms of {victim} did not play again after the kill")
-    if how == "SIGSTOP":
-        _woken(down, logged_rooms(node.log_path, woke))
     return down
 
 
-def _woken(down: Takedown, events: Mapping[str, set[str]]) -> None:
-    """What a node woken by SIGCONT did with its moved rooms, from its log: each must be let
-    go (``room_let_go``); one let go without a ``lease_lost`` went on a refused write."""
-    down.let_go = down.moved & events.get("room_let_go", set())
-    down.fenced = down.let_go - events.get("lease_lost", set())
-    if kept := down.moved - down.let_go:
-        down.problems.append(f"{down.node} woke up and did not let go of {sorted(kept)}")
+async def _woken(down: Takedown, node: Node, offset: int, seconds: float) -> None:
+    """What ``node``, woken by SIGCONT when its log was ``offset`` bytes long, did with its
+    moved rooms, from its log (read again for at most ``seconds``): each must be let go
+    (``room_let_go``); one let go without a ``lease_lost`` went on a refused write."""
+
+    async def all_let_go() -> bool:
+        events = logged_rooms(node.log_path, offset)
+        down.let_go = down.moved & events.get("room_let_go", set())
+        down.fenced = down.let_go - events.get("lease_lost", set())
+        return down.let_go == down.moved
+
+    if not await until(all_let_go, seconds):
+        kept = sorted(down.moved - down.let_go)
+        down.problems.append(f"{down.node} woke up and did not let go of {kept}")
 
 
 def logged_rooms(path: Path, offset: int) -> dict[str, set[str]]:
@@ -999,13 +1035,11 @@ async def _play_out(cluster: Cluster, started: float) -> None:
     fields = {info.id: info.commands for info in await probe.list_games()}
     pace = Pace()
     tasks = _players(cluster, pace, fields)
-    ids = {room.room for room in cluster.rooms}
     try:
         for index, how in enumerate(kill_signals(run.kills)):
             if time.monotonic() > deadline:
                 break
-            down = await take_down(index, how, cluster.nodes, cluster.database, ids, run)
-            cluster.downs.append(down)
+            cluster.downs.append(await take_down(index, how, cluster, deadline))
         pace.holding = False
         await _finish(cluster, deadline - time.monotonic())
     finally:
@@ -1025,10 +1059,7 @@ async def _report(cluster: Cluster, leases: LeaseLog, seconds: float) -> dict[st
     breaks = sum(log_breaks(records) for records in logs.values())
     stale = stale_acks(cluster.book.acks, logs, leases)
     samples = failover_samples(cluster.downs, logs)
-    windows = [
-        (down.at, down.at + max([s for k, s in samples if k == down.index], default=0.0))
-        for down in cluster.downs
-    ]
+    windows = [(down.at, down.over or down.at) for down in cluster.downs]
     during = sum(any(low <= ack.at <= high for low, high in windows) for ack in cluster.book.acks)
     gaps = sum(
         spectator_gaps(room.spectator.timeline, max((r.seq for r in logs[room.room]), default=0))
@@ -1120,6 +1151,8 @@ def failures(report: Mapping[str, Any], run: FailoverRun) -> list[str]:
 
 
 async def _run(run: FailoverRun, logs: Path) -> dict[str, Any]:
+    """Create the database, start the nodes (logs in ``logs``), play the run and report it;
+    whatever happens, end every node, drop the database and delete the Redis keys."""
     started = time.monotonic()
     pid = os.getpid()
     database = Database(run.postgres, f"lumin_bench_failover_{pid}")
@@ -1175,7 +1208,8 @@ def bench_failover(run: FailoverRun) -> dict[str, Any]:
     """Run the benchmark (see the module docstring) and return its report:
 
     - ``acked``: commands clients were told ``accepted``; ``acked_during_failover``: those
-      answered between a kill and the moment its last moved room logged a command again;
+      answered between a kill and the end of its failover (every room that changed owner
+      logged a command again, and a killed node was back in the cluster);
     - ``acked_lost``: acknowledged commands whose ``seq`` the room's final log lacks or holds
       another command at; ``forks``: acknowledged commands the log holds differently, plus
       seqs breaking "one record per seq, consecutive" (``log_breaks``), plus acknowledged
