@@ -360,6 +360,78 @@ def _print_race(label: str, numbers: dict[str, Any]) -> None:
         )
 
 
+@bench.command("failover")
+@click.option("--nodes", type=click.IntRange(min=2), default=3, show_default=True)
+@click.option("--rooms", type=click.IntRange(min=1), default=30, show_default=True)
+@click.option(
+    "--kills",
+    type=click.IntRange(min=0),
+    default=3,
+    show_default=True,
+    help="Take-downs of the busiest node, in turn SIGKILL and SIGSTOP (then SIGCONT).",
+)
+@click.option(
+    "--seed",
+    type=int,
+    default=0,
+    show_default=True,
+    help="Seed of the players' choices (the deals and the timing are the run's own).",
+)
+@click.option("--lease-ttl", type=click.FloatRange(0.2, 600), default=5.0, show_default=True)
+@click.option(
+    "--smoke",
+    is_flag=True,
+    help="A short run instead (4 rooms on 2 nodes, one SIGKILL, a lease TTL of 1 s).",
+)
+@click.option(
+    "--postgres",
+    default="postgresql://postgres@127.0.0.1:5432",
+    show_default=True,
+    help="The PostgreSQL server (no database): the run creates a database and drops it.",
+)
+@click.option("--redis", default="redis://127.0.0.1:6379/0", show_default=True)
+@click.option("--json", "as_json", is_flag=True)
+def bench_failover_command(smoke: bool, as_json: bool, **settings: Any) -> None:
+    """Nodes of a cluster killed and paused under live games: exits 1 when an acknowledged
+    command was lost, a log forked, a spectator missed a delta or a game did not finish."""
+    from clients.failover import SMOKE, FailoverRun, bench_failover
+
+    report = bench_failover(FailoverRun(**(settings | SMOKE if smoke else settings)))
+    if as_json:
+        click.echo(json.dumps(report))
+    else:
+        _print_failover(report)
+    if report["failed"]:
+        sys.exit(1)
+
+
+def _print_failover(report: dict[str, Any]) -> None:
+    signals = ", ".join(down["signal"] for down in report["takedowns"]) or "none"
+    failover = report["failover_seconds"]
+    kills = f"{report['kills']} kill{'' if report['kills'] == 1 else 's'}"
+    click.echo(
+        f"failover: {report['nodes']} nodes, {report['rooms']} rooms, {kills}"
+        f" ({signals}), lease TTL {report['lease_ttl']:g} s, seed {report['seed']}:"
+        f" {report['seconds']:.0f} s"
+    )
+    click.echo(
+        f"  {report['acked']} commands acknowledged ({report['acked_during_failover']} during"
+        f" failovers), {report['acked_lost']} lost, {report['forks']} forks"
+    )
+    click.echo(
+        f"  {report['rooms_moved']} rooms moved, back in play after p50 {failover['p50']} s,"
+        f" max {failover['max']} s; {report['rooms_finished']}/{report['rooms']} games finished"
+    )
+    click.echo(
+        f"  {report['spectators']} spectators: {report['spectator_gaps']} gaps,"
+        f" {report['snapshots']} snapshots"
+    )
+    for failure in report["failed"]:
+        click.echo(f"  FAILED: {failure}")
+    if report.get("logs"):
+        click.echo(f"  the nodes' logs are in {report['logs']}")
+
+
 def _fail(command: str, message: str, status: int) -> NoReturn:
     """Print ``lumin COMMAND: MESSAGE`` as one line on standard error and exit with
     ``status``."""
