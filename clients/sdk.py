@@ -585,6 +585,8 @@ class LuminClient:
                 ) from None
         finally:
             self.answers.pop(request_id, None)
+            if future.done() and not future.cancelled():
+                future.exception()  # failed by a drop while the send itself failed: seen
 
     async def request(self, message: Message) -> Message:
         """Send a request and return the server's answer; raise :class:`ServerError` for an
