@@ -2,19 +2,24 @@
 and load, kept alive by heartbeats), room-to-node hints, and the cluster-wide lobby.
 
 Redis is for speed, never for truth. Who owns a room is its lease in PostgreSQL
-(:mod:`server.ownership`); a hint only saves a lookup there, and a stale one costs a client one
-more ``moved``. Each key lives under the cluster's prefix (``lumin:`` by default):
+(:mod:`server.ownership`); a hint is read only when PostgreSQL cannot be asked. Each key lives
+under the cluster's prefix (``lumin:`` by default):
 
-- ``node:<id>``: the node's :class:`NodeInfo` as JSON, set at every heartbeat with an expiry of
-  three heartbeats, so a node that dies drops out of the registry by itself; ``nodes`` is the
-  set of ids ever seen (ids whose key expired are removed from it when next read).
+- ``node:<id>``: the node's :class:`NodeInfo` as JSON, set at every heartbeat (and whenever its
+  room count changes) with an expiry of three heartbeats, so a node that dies drops out of the
+  registry by itself; ``nodes`` is the set of ids ever seen (ids whose key expired are removed
+  from it when next read).
 - ``room:<id>``: the node playing the room, refreshed at every heartbeat for every room the
   node owns, with the same expiry.
 - ``lobby``: a hash from room id to the owner's id and the room's lobby summary, for every
   public waiting or playing room of the cluster; each change is also published on the channel
   ``lobby`` (:class:`LobbyChange`), so every node keeps a copy (:attr:`Cluster.remote`) and
   tells its lobby watchers at once. The copy is read again from the hash every few seconds,
-  since pub/sub may drop a message.
+  since pub/sub may drop a message; then each node also writes its own entries again and
+  removes those of nodes that left the registry.
+- channels ``relay:<id>`` (frames of rooms other nodes play, for this node's spectators:
+  :mod:`server.relay`) and ``control:<id>`` (requests of other nodes: ``watch``, ``unwatch``,
+  ``lost``, and a draining node's ``take``, answered ``taken`` or ``refused``).
 
 When Redis is away the node fails open: it goes on playing its own rooms, its lobby shows what
 it last knew, and a request for a room it cannot place is answered ``try_again``.
