@@ -183,6 +183,16 @@ class Cluster:
     def _channel(self) -> str:
         return self._key("lobby")
 
+    @property
+    def _expiry(self) -> int:
+        """Milliseconds a registry entry or a hint lives: three heartbeats."""
+        return max(1, round(3 * self.heartbeat * 1000))
+
+    def _me(self) -> NodeInfo:
+        """This node as the registry shows it, now."""
+        rooms, connections = self.load()
+        return NodeInfo(self.node, self.public_url, rooms, connections)
+
     # -- life -----------------------------------------------------------------------------------
 
     async def start(self) -> None:
@@ -285,15 +295,13 @@ class Cluster:
         (and, every :data:`RESYNC_EVERY` beats, the whole lobby)."""
         if self._left:
             return
-        rooms, connections = self.load()
-        info = NodeInfo(self.node, self.public_url, rooms, connections)
-        expiry = max(1, round(3 * self.heartbeat * 1000))
+        info = self._me()
         try:
             async with self.redis.pipeline(transaction=False) as pipe:
-                pipe.set(self._key("node", self.node), json.dumps(attrs.asdict(info)), px=expiry)
+                pipe.set(self._key("node", self.node), _entry(info), px=self._expiry)
                 pipe.sadd(self._key("nodes"), self.node)
                 for room in self.owned():
-                    pipe.set(self._key("room", room), self.node, px=expiry)
+                    pipe.set(self._key("room", room), self.node, px=self._expiry)
                 await pipe.execute()
             await self._read_nodes()
             if self._beats % RESYNC_EVERY == 0:
@@ -325,8 +333,7 @@ class Cluster:
                 nodes[node] = NodeInfo(**json.loads(value))
         if gone:
             await self.redis.srem(self._key("nodes"), *gone)
-        rooms, connections = self.load()
-        nodes[self.node] = NodeInfo(self.node, self.public_url, rooms, connections)
+        nodes[self.node] = self._me()
         departed = self.nodes.keys() - nodes.keys()
         self.nodes = nodes
         if departed:  # a dead node's rooms leave the lobby until their new owner lists them
@@ -364,15 +371,10 @@ class Cluster:
         task.add_done_callback(self._tasks_spawned.discard)
 
     async def _write_entry(self) -> None:
-        rooms, connections = self.load()
-        info = NodeInfo(self.node, self.public_url, rooms, connections)
-        expiry = max(1, round(3 * self.heartbeat * 1000))
         if self._left or not self._tasks:  # stopped or left: no entry again
             return
         with contextlib.suppress(RedisError, OSError):
-            await self.redis.set(
-                self._key("node", self.node), json.dumps(attrs.asdict(info)), px=expiry
-            )
+            await self.redis.set(self._key("node", self.node), _entry(self._me()), px=self._expiry)
 
     async def less_loaded(self) -> NodeInfo | None:
         """The node a new room should go to instead of this one: the one with the fewest rooms
@@ -418,9 +420,8 @@ class Cluster:
 
     async def hint_room(self, room: str) -> None:
         """Tell the cluster this node plays ``room`` now (it created or adopted it)."""
-        expiry = max(1, round(3 * self.heartbeat * 1000))
         with contextlib.suppress(RedisError, OSError):
-            await self.redis.set(self._key("room", room), self.node, px=expiry)
+            await self.redis.set(self._key("room", room), self.node, px=self._expiry)
 
     # -- relays between nodes -------------------------------------------------------------------
 
@@ -566,6 +567,11 @@ class Cluster:
     def remote_rooms(self) -> list[RoomSummary]:
         """Other live nodes' public waiting and playing rooms."""
         return [summary for node, summary in self.remote.values() if node in self.nodes]
+
+
+def _entry(info: NodeInfo) -> str:
+    """A registry entry: the node's info as JSON."""
+    return json.dumps(attrs.asdict(info))
 
 
 def _text(value: bytes | str) -> str:

@@ -492,6 +492,11 @@ class Hub:
 
     def room_lost(self, room: Room) -> None:
         """Forget a room another node owns now; the lobby stops listing it here."""
+        self._forget(room)
+
+    def _forget(self, room: Room) -> None:
+        """Forget a room this node no longer plays (closed, or another node's now): its lease
+        is not renewed, the registry gets the new load, the lobby stops listing it here."""
         self.rooms.pop(room.id, None)
         if self.cluster is not None:
             self.cluster.load_changed()
@@ -603,14 +608,7 @@ class Hub:
 
     def room_closed(self, room: Room) -> None:
         """Forget a closed room and tell the lobby."""
-        self.rooms.pop(room.id, None)
-        if self.cluster is not None:
-            self.cluster.load_changed()
-        if self.ownership is not None:
-            self.ownership.forget(room.id)
-        if not room.private:
-            self._removed.add(room.id)
-            self._schedule()
+        self._forget(room)
 
     def game_finished(self, room: Room, outcome: Outcome) -> None:
         """A game ended here: the node's load changed, and a Flash 8 solo result joins the

@@ -136,24 +136,25 @@ async def test_the_lobby_on_any_node_lists_every_nodes_rooms(nodes) -> None:
     assert await bea.watch_lobby() == []
     ada = await LuminClient.connect(url(a), "Ada")
     room = await ada.create_room("neon_hex", seats=[human(), bot()], sit=0)
-    update = await _next_lobby_update(bea)
+    update = await _next(bea, "lobby_update")
     assert [summary.room for summary in update.rooms] == [room], "announced on node B at once"
     listed = await bea.list_rooms()
     assert [summary.room for summary in listed] == [room]
     assert listed[0].seats[0].name == "Ada"
     await ada.leave(room)
     a.hub.sweep(time.time() + 2 * a.settings.idle_expiry)  # nobody in it: it expires
-    while room not in (update := await _next_lobby_update(bea)).removed:
+    while room not in (update := await _next(bea, "lobby_update")).removed:
         assert [summary.room for summary in update.rooms] == [room]
     assert await bea.list_rooms() == []
     await ada.close()
     await bea.close()
 
 
-async def _next_lobby_update(client: LuminClient) -> Any:
+async def _next(client: LuminClient, kind: str) -> Any:
+    """The next message of type ``kind`` the client receives (within 5 s each)."""
     while True:
         message = await asyncio.wait_for(client.messages.get(), 5)
-        if message.TYPE == "lobby_update":
+        if kind == message.TYPE:
             return message
 
 
@@ -233,18 +234,11 @@ async def test_a_room_nobody_owns_is_taken_over_by_the_node_a_client_asks(nodes)
     # Node A's next append is fenced: it lets the room go and sends Ada on to node B.
     command = to_wire(expand_legal(get_game("flip_over_frog"), ada.legal(room))[0])
     assert (await ada.act(room, command)).TYPE == "rejected", "refused: the room moved"
-    moved = await _next_moved(ada)
+    moved = await _next(ada, "moved")
     assert (moved.room, moved.url) == (room, url(b))
     await until(lambda: ada.url == url(b) and ada.online)
     await until(lambda: room in ada.room_info and ada.seq(room) >= seq)
     await ada.close()
-
-
-async def _next_moved(client: LuminClient) -> Any:
-    while True:
-        message = await asyncio.wait_for(client.messages.get(), 5)
-        if message.TYPE == "moved":
-            return message
 
 
 async def test_a_page_from_any_node_may_open_a_socket_to_another(nodes) -> None:
