@@ -11,11 +11,12 @@
  * `postgresql://postgres@127.0.0.1:5432`) and `LUMIN_TEST_REDIS` (default
  * `redis://127.0.0.1:6379/0`), as for the Python tests (docs/operating.md).
  */
-import { type Browser, type BrowserContext, expect, type Page } from "@playwright/test";
+import type { Browser, BrowserContext, Page } from "@playwright/test";
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join, resolve } from "node:path";
+import { player } from "./helpers";
 
 const WEB = resolve(import.meta.dirname, "../..");
 const ROOT = resolve(WEB, "../..");
@@ -214,23 +215,9 @@ export interface NodePlayer {
 
 /** A new person (own browser context, own token) whose page is served by `node`. */
 export async function nodePlayer(browser: Browser, name: string, node: LuminNode): Promise<NodePlayer> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, baseURL: node.http });
-  await context.addInitScript((chosen) => {
-    try {
-      if (!localStorage.getItem("lumin.name")) localStorage.setItem("lumin.name", chosen);
-    } catch {
-      /* about:blank has no storage */
-    }
-  }, name);
-  const page = await context.newPage();
-  const errors: string[] = [];
   const sockets: number[] = [];
-  page.on("pageerror", (error) => errors.push(error.message));
-  page.on("console", (message) => {
-    if (message.type() === "error") errors.push(message.text());
-  });
-  page.on("websocket", (socket) => sockets.push(Number(new URL(socket.url()).port)));
-  await page.goto("/");
-  await expect(page.locator("[data-testid=net]")).toHaveAttribute("data-status", "open");
-  return { context, page, errors, sockets };
+  const opened = await player(browser, name, undefined, node.http, (page) =>
+    page.on("websocket", (socket) => sockets.push(Number(new URL(socket.url()).port))),
+  );
+  return { ...opened, sockets };
 }

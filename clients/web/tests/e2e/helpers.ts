@@ -18,9 +18,17 @@ export interface Player {
   errors: string[];
 }
 
-/** A new person: a fresh browser context (own storage, own token) with a chosen name. */
-export async function player(browser: Browser, name: string, viewport = { width: 1280, height: 900 }): Promise<Player> {
-  const context = await browser.newContext({ viewport, baseURL: URL() });
+/** A new person: a fresh browser context (own storage, own token) with a chosen name, its
+ *  page served from `baseURL` (the suite's server unless given); `watch` may add listeners
+ *  to the page before it loads. */
+export async function player(
+  browser: Browser,
+  name: string,
+  viewport = { width: 1280, height: 900 },
+  baseURL = URL(),
+  watch: (page: Page) => void = () => {},
+): Promise<Player> {
+  const context = await browser.newContext({ viewport, baseURL });
   await context.addInitScript((chosen) => {
     try {
       if (!localStorage.getItem("lumin.name")) localStorage.setItem("lumin.name", chosen);
@@ -34,6 +42,7 @@ export async function player(browser: Browser, name: string, viewport = { width:
   page.on("console", (message) => {
     if (message.type() === "error") errors.push(message.text());
   });
+  watch(page);
   await page.goto("/");
   await expect(page.locator("[data-testid=net]")).toHaveAttribute("data-status", "open");
   return { context, page, errors };
