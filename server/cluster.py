@@ -215,9 +215,7 @@ class Cluster:
         beating = next((t for t in self._tasks if t.get_name().startswith("cluster-heart")), None)
         if beating is not None:
             self._tasks.remove(beating)
-            beating.cancel()
-            with contextlib.suppress(asyncio.CancelledError, RedisError, OSError):
-                await beating
+            await _cancelled([beating], self.node)
         with contextlib.suppress(RedisError, OSError):
             await self.redis.delete(self._key("node", self.node))
 
@@ -229,11 +227,7 @@ class Cluster:
     async def stop(self, leave: bool = True) -> None:
         """Leave the registry at once (other nodes stop sending clients here) and close; with
         ``leave`` false, only stop beating: the entry lapses by itself, as a dead node's."""
-        for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError, RedisError, OSError):
-                await task
+        await _cancelled(self._tasks, self.node)
         self._tasks = []
         if leave:
             with contextlib.suppress(RedisError, OSError):
@@ -254,7 +248,7 @@ class Cluster:
         return self.reachable
 
     async def _beating(self) -> None:
-        while True:
+        while not self._left:
             await asyncio.sleep(self.heartbeat)
             await self.beat()
             if self.beaten is not None:
@@ -576,3 +570,20 @@ def _entry(info: NodeInfo) -> str:
 
 def _text(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value
+
+
+async def _cancelled(tasks: list[asyncio.Task[Any]], node: str) -> None:
+    """Cancel ``tasks`` and wait for them to end, for at most :data:`REDIS_TIMEOUT` seconds: a
+    task stuck in a Redis call that ignores cancellation must not hold up a stopping node (and
+    the caller's own cancellation is never swallowed, as awaiting each task under
+    ``suppress(CancelledError)`` would)."""
+    for task in tasks:
+        task.cancel()
+    if not tasks:
+        return
+    done, pending = await asyncio.wait(tasks, timeout=REDIS_TIMEOUT)
+    for task in done:  # a Redis error on the way out is no news: the node is leaving
+        if not task.cancelled():
+            task.exception()
+    if pending:
+        log.warning("cluster_tasks_not_stopped", node=node, tasks=[t.get_name() for t in pending])

@@ -66,6 +66,8 @@ class Ownership:
         self._lost = lost
         self._take = take
         self._task: asyncio.Task[None] | None = None
+        #: Held while leases are renewed, so a release never lands before a renewal of it.
+        self._renewing = asyncio.Lock()
 
     async def claim(self, room: str) -> int | None:
         """Take ``room`` (a new one, or one to rebuild): its epoch, or ``None`` when another
@@ -103,7 +105,11 @@ class Ownership:
         """Let ``room`` go at once, so another node can claim it without waiting for the TTL."""
         epoch = self.epochs.pop(room, None)
         if epoch is not None:
-            await self.store.release(room, self.node, epoch)
+            # After a renewal in flight, which may still hold the room: were the release
+            # written first, that renewal would extend the lease again, and the node this
+            # room is handed to could not claim it for a whole TTL.
+            async with self._renewing:
+                await self.store.release(room, self.node, epoch)
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._run(), name=f"ownership-{self.node}")
@@ -130,7 +136,8 @@ class Ownership:
         for :data:`ORPHANED_AFTER` TTLs) through the hub."""
         held = dict(self.epochs)
         if held:
-            kept = await self.store.renew_all(self.node, held, self.ttl)
+            async with self._renewing:
+                kept = await self.store.renew_all(self.node, held, self.ttl)
             for room in held.keys() - kept:
                 if self.epochs.get(room) == held[room]:
                     del self.epochs[room]

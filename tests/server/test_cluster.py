@@ -9,6 +9,7 @@ store takes a write and Redis answers."""
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 import random
 import time
@@ -57,8 +58,22 @@ async def nodes(
 
     yield start
     for server in started:
-        await server.stop()
+        await stopped(server)
     await reset_postgres(postgres_url)  # the worker's database is shared: leave it empty
+
+
+async def stopped(server: LuminServer, seconds: float = 60.0) -> None:
+    """Stop ``server``; one that has not stopped after ``seconds`` fails the test with the
+    stack of every task still running, so a stop that hangs says where."""
+    try:
+        await asyncio.wait_for(server.stop(), seconds)
+    except TimeoutError:
+        stacks = io.StringIO()
+        for task in asyncio.all_tasks():
+            task.print_stack(file=stacks)
+        pytest.fail(
+            f"node {server.settings.node_id} did not stop in {seconds} s:\n{stacks.getvalue()}"
+        )
 
 
 def url(server: LuminServer) -> str:
