@@ -3,8 +3,8 @@ asyncpg, for a Lumin cluster whose nodes share one authority.
 
 It keeps what the SQLite store keeps, in the same shapes: room rows (JSON as text, so a row
 reads back exactly as written), each room's log as *runs* (the records appended together, one
-msgpack blob keyed by room and first ``seq``), identities by token hash, and Flash 8 solo high
-scores. Its schema version is a row of ``lumin_schema``; opening the store applies each
+msgpack blob keyed by room and first ``seq``), identities by token hash, Flash 8 solo high
+scores and bans. Its schema version is a row of ``lumin_schema``; opening the store applies each
 migration step past it inside one transaction, under an advisory lock so nodes starting
 together migrate once.
 
@@ -29,10 +29,12 @@ import structlog
 from server.store import (
     ROOM_COLUMNS,
     AppendRefused,
+    Ban,
     Fenced,
     Record,
     RoomRow,
     SchemaTooNew,
+    ban_kind,
     pack_run,
     refusal_text,
     room_row,
@@ -47,7 +49,7 @@ __all__ = ["SCHEMA_VERSION", "Lease", "PostgresStore"]
 log = structlog.get_logger("lumin.store")
 
 #: The newest schema version this code writes (``lumin_schema.version``).
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 _VERSION_1 = """
 CREATE TABLE rooms (
@@ -104,8 +106,19 @@ CREATE TABLE leases (
 CREATE INDEX leases_expires ON leases (expires);
 """
 
+#: Version 3: bans, one row per banned identity (its user id) or client address.
+_VERSION_3 = """
+CREATE TABLE bans (
+    kind TEXT NOT NULL,
+    value TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    at DOUBLE PRECISION NOT NULL,
+    PRIMARY KEY (kind, value)
+);
+"""
+
 #: The DDL of each step: ``_MIGRATIONS[v]`` turns version ``v`` into ``v + 1``.
-_MIGRATIONS: list[str] = [_VERSION_1, _VERSION_2]
+_MIGRATIONS: list[str] = [_VERSION_1, _VERSION_2, _VERSION_3]
 
 #: The advisory lock key nodes take while they migrate (any constant shared by every node).
 _MIGRATION_LOCK = 0x4C554D494E  # "LUMIN"
@@ -551,6 +564,23 @@ class PostgresStore:
             at,
         )
 
+    def ban(self, kind: str, value: str, reason: str, at: float) -> asyncio.Future[None]:
+        """Keep a ban of an identity or an address; banning again replaces reason and time."""
+        return self._execute(
+            "INSERT INTO bans (kind, value, reason, at) VALUES ($1, $2, $3, $4)"
+            " ON CONFLICT (kind, value) DO UPDATE SET reason = $3, at = $4",
+            ban_kind(kind),
+            value,
+            reason,
+            at,
+        )
+
+    def unban(self, kind: str, value: str) -> asyncio.Future[None]:
+        """Forget a ban (nothing when there is none)."""
+        return self._execute(
+            "DELETE FROM bans WHERE kind = $1 AND value = $2", ban_kind(kind), value
+        )
+
     def _execute(self, sql: str, *values: Any) -> asyncio.Future[None]:
         async def write(connection: asyncpg.Connection) -> None:
             await connection.execute(sql, *values)
@@ -619,6 +649,13 @@ class PostgresStore:
         else:
             rows = await self.pool.fetch(sql + " ORDER BY score, at LIMIT $1", limit)
         return [dict(row) for row in rows]
+
+    async def get_bans(self) -> list[Ban]:
+        """Every ban, oldest first."""
+        rows = await self.pool.fetch(
+            "SELECT kind, value, reason, at FROM bans ORDER BY at, kind, value"
+        )
+        return [Ban(row["kind"], row["value"], row["reason"], row["at"]) for row in rows]
 
 
 async def _last_seq(connection: asyncpg.Connection, room: str) -> int:

@@ -47,16 +47,19 @@ import attrs
 import msgpack
 
 __all__ = [
+    "BAN_KINDS",
     "DURABILITY_MODES",
     "ROOM_COLUMNS",
     "SCHEMA_VERSION",
     "AppendRefused",
+    "Ban",
     "EventStore",
     "Fenced",
     "Record",
     "RoomRow",
     "SchemaTooNew",
     "Store",
+    "ban_kind",
     "pack_run",
     "refusal_text",
     "room_row",
@@ -70,12 +73,16 @@ DURABILITY_MODES = ("process", "fsync")
 
 #: The SQLite file's schema version (``PRAGMA user_version``). Version 0 is a file written
 #: before versions existed (its log in runs, or older still in one row per record); opening
-#: it migrates it (:data:`_MIGRATIONS`).
-SCHEMA_VERSION = 1
+#: it migrates it (:data:`_MIGRATIONS`). Version 2 adds ``bans``.
+SCHEMA_VERSION = 2
+
+#: What a ban names: a person (their identity's user id) or a client address.
+BAN_KINDS = ("identity", "address")
 
 #: Bytes the WAL file is cut back to when it starts over (SQLite's ``journal_size_limit``).
 WAL_SIZE_LIMIT = 64 * 1024 * 1024
 
+#: The tables of version 1, as its step makes them; later steps change them (never edit this).
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS rooms (
     id TEXT PRIMARY KEY,
@@ -169,6 +176,17 @@ class RoomRow:
     meta: dict[str, Any]
 
 
+@attrs.frozen
+class Ban:
+    """A ban kept by the store: who (``kind`` is ``"identity"`` or ``"address"``, ``value``
+    the user id or address), why, and since when (seconds since the epoch)."""
+
+    kind: str
+    value: str
+    reason: str
+    at: float
+
+
 class Store(Protocol):
     """The store contract: what a Lumin server keeps, whichever store keeps it.
 
@@ -226,6 +244,16 @@ class Store(Protocol):
         self, player: str, score: int, rank: str, room: str, at: float
     ) -> asyncio.Future[None]: ...
 
+    def ban(self, kind: str, value: str, reason: str, at: float) -> asyncio.Future[None]:
+        """Keep a ban of an identity or an address (``kind``, :data:`BAN_KINDS`; another kind
+        is a ``ValueError`` before anything is queued); banning again replaces its reason and
+        time."""
+        ...
+
+    def unban(self, kind: str, value: str) -> asyncio.Future[None]:
+        """Forget a ban (nothing when there is none)."""
+        ...
+
     async def get_rooms(self, statuses: Sequence[str] | None = None) -> list[RoomRow]:
         """Stored rooms, oldest first, optionally only those with the given statuses."""
         ...
@@ -252,6 +280,10 @@ class Store(Protocol):
         self, player: str | None = None, limit: int = 10
     ) -> list[dict[str, Any]]:
         """Best Flash 8 solo scores (fewest cards left first), of one player or everyone."""
+        ...
+
+    async def get_bans(self) -> list[Ban]:
+        """Every ban, oldest first."""
         ...
 
 
@@ -433,6 +465,9 @@ class EventStore:
     ) -> list[dict[str, Any]]:
         return self.high_scores(player, limit)
 
+    async def get_bans(self) -> list[Ban]:
+        return self.bans()
+
     # -- writing --------------------------------------------------------------------------------
 
     def _commit(
@@ -587,6 +622,20 @@ class EventStore:
             (player, score, rank, room, at),
         )
 
+    def ban(self, kind: str, value: str, reason: str, at: float) -> asyncio.Future[None]:
+        """Keep a ban of an identity or an address; banning again replaces reason and time."""
+        return self._submit(
+            "INSERT INTO bans (kind, value, reason, at) VALUES (?, ?, ?, ?)"
+            " ON CONFLICT (kind, value) DO UPDATE SET reason = excluded.reason, at = excluded.at",
+            (ban_kind(kind), value, reason, at),
+        )
+
+    def unban(self, kind: str, value: str) -> asyncio.Future[None]:
+        """Forget a ban (nothing when there is none)."""
+        return self._submit(
+            "DELETE FROM bans WHERE kind = ? AND value = ?", (ban_kind(kind), value)
+        )
+
     def close(self) -> None:
         """Finish every queued append, then stop the writer."""
         if self._pending:
@@ -661,6 +710,20 @@ class EventStore:
         rows = self._reader.execute(sql + " ORDER BY score, at LIMIT ?", (*params, limit))
         keys = ("player", "score", "rank", "room", "at")
         return [dict(zip(keys, row, strict=True)) for row in rows]
+
+    def bans(self) -> list[Ban]:
+        """Every ban, oldest first."""
+        rows = self._reader.execute(
+            "SELECT kind, value, reason, at FROM bans ORDER BY at, kind, value"
+        )
+        return [Ban(*row) for row in rows]
+
+
+def ban_kind(kind: str) -> str:
+    """``kind`` when it is one of :data:`BAN_KINDS`, else ``ValueError``."""
+    if kind not in BAN_KINDS:
+        raise ValueError(f"a ban's kind is one of {BAN_KINDS}, not {kind!r}")
+    return kind
 
 
 def _finished_query(game: str | None) -> tuple[str, tuple[Any, ...]]:
@@ -789,9 +852,17 @@ def _version_1(connection: sqlite3.Connection) -> None:
     _runs_from_records(connection)
 
 
+def _version_2(connection: sqlite3.Connection) -> None:
+    """Version 1 to 2: ``bans``, one row per banned identity or address."""
+    connection.execute(
+        "CREATE TABLE bans (kind TEXT NOT NULL, value TEXT NOT NULL, reason TEXT NOT NULL,"
+        " at REAL NOT NULL, PRIMARY KEY (kind, value)) WITHOUT ROWID"
+    )
+
+
 #: The step from each version to the next: ``_MIGRATIONS[v]`` turns version ``v`` into
 #: ``v + 1``, inside the transaction :meth:`EventStore._upgrade` opens.
-_MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_version_1]
+_MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_version_1, _version_2]
 
 
 def run_bounds(records: Sequence[Record]) -> tuple[int, int]:

@@ -12,7 +12,7 @@ import asyncpg
 import pytest
 
 from server.pgstore import _FENCED_APPEND, _MIGRATIONS, SCHEMA_VERSION, PostgresStore
-from server.store import AppendRefused, Fenced, pack_run
+from server.store import AppendRefused, Ban, Fenced, pack_run
 from tests.server.test_store_contract import record, reset_postgres, row
 
 
@@ -167,6 +167,13 @@ async def test_every_older_schema_version_migrates_to_the_newest(
                 " created) VALUES ('r1', 'flip_over_frog', '{}', '[]', '\\x00', '\\x01', 'c',"
                 " 'playing', 1.0)"
             )
+            await connection.execute(
+                "INSERT INTO identities (token_hash, name, created) VALUES ('h', 'Ada', 1.0)"
+            )
+        if version >= 3:
+            await connection.execute(
+                "INSERT INTO bans VALUES ('address', '203.0.113.9', 'flood', 5.0)"
+            )
     finally:
         await connection.close()
     store = PostgresStore(postgres_url)
@@ -175,7 +182,13 @@ async def test_every_older_schema_version_migrates_to_the_newest(
         assert store.schema_version == SCHEMA_VERSION
         if version >= 1:
             assert (await store.get_room("r1")) is not None
+            assert await store.get_identity("h") == "Ada"
         assert await store.claim("r1", "node-a", ttl=5) == 1
+        await store.ban("identity", "u1", "spam", 6.0)
+        expected = [Ban("identity", "u1", "spam", 6.0)]
+        if version >= 3:
+            expected.insert(0, Ban("address", "203.0.113.9", "flood", 5.0))
+        assert await store.get_bans() == expected
     finally:
         await store.aclose()
         await reset_postgres(postgres_url)

@@ -15,7 +15,7 @@ import msgpack
 import pytest
 
 import server.store as store_module
-from server.store import SCHEMA_VERSION, EventStore, Record, RoomRow
+from server.store import _MIGRATIONS, SCHEMA_VERSION, Ban, EventStore, Record, RoomRow
 
 
 def row(room: str, status: str = "playing", finished: float | None = None) -> RoomRow:
@@ -257,6 +257,41 @@ async def test_an_unversioned_store_is_version_0_and_migrates_to_the_newest(
     await store.append("r1", record(3))
     assert [r.seq for r in store.records("r1")] == [1, 2, 3]
     store.close()
+
+
+@pytest.mark.parametrize("version", range(SCHEMA_VERSION))
+async def test_every_older_schema_version_migrates_to_the_newest(
+    tmp_path: Path, version: int
+) -> None:
+    """A file at each older version (made by the steps up to it, with data of that version)
+    opens at the newest with its data, and takes what the newest version adds."""
+    path = tmp_path / "db.sqlite3"
+    old = sqlite3.connect(path, isolation_level=None)
+    for step in _MIGRATIONS[:version]:
+        step(old)
+    old.execute(f"PRAGMA user_version = {version}")
+    if version >= 1:
+        old.execute(
+            "INSERT INTO rooms VALUES ('r1', 'flip_over_frog', '{}', '[]', x'00', x'01', 'c', 0,"
+            " NULL, NULL, 'playing', 1.0, NULL, NULL, '{}')"
+        )
+        old.execute("INSERT INTO identities (token_hash, name, created) VALUES ('h', 'Ada', 1.0)")
+    if version >= 2:
+        old.execute("INSERT INTO bans VALUES ('address', '203.0.113.9', 'flood', 5.0)")
+    old.close()
+    store = EventStore(path)
+    try:
+        assert store.schema_version == SCHEMA_VERSION
+        assert store._reader.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
+        if version >= 1:
+            assert store.room("r1") is not None and store.identity("h") == "Ada"
+        await store.ban("identity", "u1", "spam", 6.0)
+        expected = [Ban("identity", "u1", "spam", 6.0)]
+        if version >= 2:
+            expected.insert(0, Ban("address", "203.0.113.9", "flood", 5.0))
+        assert store.bans() == expected
+    finally:
+        store.close()
 
 
 #: The tables of every store written before schema versions (version 0), as that code made them.

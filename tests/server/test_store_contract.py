@@ -15,7 +15,7 @@ import pytest
 from server import pgstore
 from server import store as sqlite_store
 from server.pgstore import PostgresStore
-from server.store import AppendRefused, EventStore, Record, RoomRow, SchemaTooNew, Store
+from server.store import AppendRefused, Ban, EventStore, Record, RoomRow, SchemaTooNew, Store
 
 #: Each store's newest schema version.
 NEWEST = {"sqlite": sqlite_store.SCHEMA_VERSION, "postgresql": pgstore.SCHEMA_VERSION}
@@ -261,6 +261,47 @@ async def test_high_scores_fewest_cards_first(store: Store) -> None:
     ]
     assert best[0] == {"player": "Bea", "score": 2, "rank": "gold", "room": "r2", "at": 2.0}
     assert [s["room"] for s in await store.get_high_scores("Ada", limit=1)] == ["r3"]
+
+
+async def test_bans_oldest_first_and_banning_again_replaces_reason_and_time(
+    store: Store,
+) -> None:
+    assert await store.get_bans() == []
+    await store.ban("identity", "u0123", "spam", 20.0)
+    await store.ban("address", "203.0.113.9", "flood", 10.0)
+    await store.ban("address", "u0123", "same value, other kind", 30.0)
+    assert await store.get_bans() == [
+        Ban("address", "203.0.113.9", "flood", 10.0),
+        Ban("identity", "u0123", "spam", 20.0),
+        Ban("address", "u0123", "same value, other kind", 30.0),
+    ]
+    await store.ban("address", "203.0.113.9", "flood again", 40.0)
+    assert (await store.get_bans())[-1] == Ban("address", "203.0.113.9", "flood again", 40.0)
+    assert len(await store.get_bans()) == 3
+
+
+async def test_unban_forgets_one_ban_and_an_unknown_one_is_no_error(store: Store) -> None:
+    await store.ban("identity", "u1", "spam", 1.0)
+    await store.ban("address", "u1", "spam", 2.0)
+    await store.unban("identity", "u1")
+    await store.unban("identity", "nobody")
+    assert await store.get_bans() == [Ban("address", "u1", "spam", 2.0)]
+
+
+async def test_a_ban_of_another_kind_is_refused_before_anything_is_queued(store: Store) -> None:
+    with pytest.raises(ValueError, match="kind"):
+        store.ban("name", "Ada", "rude", 1.0)
+    with pytest.raises(ValueError, match="kind"):
+        store.unban("name", "Ada")
+    assert await store.get_bans() == []
+
+
+async def test_bans_are_kept_across_reopening(opener) -> None:
+    store = await opener()
+    queued = store.ban("identity", "u1", "spam", 1.0)  # committed by closing
+    await store.aclose()
+    assert queued.done() and queued.exception() is None
+    assert await (await opener()).get_bans() == [Ban("identity", "u1", "spam", 1.0)]
 
 
 async def test_closing_commits_what_is_queued_and_reopening_keeps_everything(
