@@ -14,6 +14,7 @@ import click
 
 from engine.registry import game_ids, get_game
 from engine.selfplay import GameResult, arena_summary, play_game
+from lumin.admin import admin
 from lumin.serve import serve
 
 __all__ = ["main"]
@@ -111,6 +112,9 @@ def _lineups_for(kinds: Sequence[str]) -> list[tuple[str, ...]]:
 @click.group()
 def main() -> None:
     """Lumin: a real-time server for neon tabletop games."""
+
+
+main.add_command(admin)
 
 
 _game_arg = click.argument("game", type=click.Choice(game_ids()))

@@ -178,6 +178,11 @@ _FLAGS = [
         "The event loop: uvloop (faster) or the standard asyncio one.",
     ),
     _option(
+        "admin-token",
+        str,
+        "Bearer token of the admin API (/api/admin/, lumin admin); none: the API is off.",
+    ),
+    _option(
         "log-level",
         click.Choice(LOG_LEVELS, case_sensitive=False),
         "The lowest level logged.",
@@ -207,6 +212,7 @@ def _run_workers(count: int, flags: dict[str, Any]) -> None:
     the next port (``--port`` P, P+1, ...) with its own node id (``<node-id>-<i>``) and public
     URL (``{port}`` filled in); SIGTERM and SIGINT are passed on to every one (each drains),
     and this process ends when they all have, with the worst exit status."""
+    import os
     import secrets
     import signal
     import subprocess
@@ -215,9 +221,13 @@ def _run_workers(count: int, flags: dict[str, Any]) -> None:
     base = flags["node_id"] or f"node-{secrets.token_hex(3)}"
     workers = []
     for i in range(count):
-        each = flags | {"port": flags["port"] + i, "node_id": f"{base}-{i}"}
+        # The admin token goes in the environment: a command line is public on the machine.
+        each = flags | {"port": flags["port"] + i, "node_id": f"{base}-{i}", "admin_token": None}
         command = [sys.executable, "-m", "lumin.cli", "serve", *_command_line(each)]
-        workers.append(subprocess.Popen(command, stdin=subprocess.DEVNULL))
+        token = {"LUMIN_ADMIN_TOKEN": flags["admin_token"]} if flags["admin_token"] else {}
+        workers.append(
+            subprocess.Popen(command, stdin=subprocess.DEVNULL, env=os.environ | token)
+        )
 
     def pass_on(signum: int, _: Any) -> None:
         for worker in workers:

@@ -99,6 +99,11 @@ class ErrorCode(enum.StrEnum):
     INTERNAL = "internal"
     #: The server is shutting down and accepts no new requests.
     SHUTTING_DOWN = "shutting_down"
+    #: The server's operator banned this identity (or its address): ``hello`` is refused and
+    #: the connection closes (1008).
+    BANNED = "banned"
+    #: The server's operator muted this identity in the room's chat.
+    MUTED = "muted"
     #: The request could not be served now, for a reason that passes: its room is changing
     #: node, or the node that owns it cannot be found at the moment. Retry in a second or so.
     TRY_AGAIN = "try_again"

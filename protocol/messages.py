@@ -603,12 +603,15 @@ class Kick(Message):
 @_message
 @attrs.frozen(kw_only=True)
 class Kicked(Message):
-    """Sent to a kicked player: the host removed them from ``seat`` of ``room``."""
+    """Sent to a kicked player: the host (before the start) or the server's operator (at any
+    time; a bot takes the seat in a game) removed them from ``seat`` of ``room``; ``message``
+    (version 3) says so in a sentence, with the operator's reason."""
 
     TYPE = "kicked"
     SENDERS = _FROM_SERVER
     room: str
     seat: int = attrs.field(validator=_count)
+    message: str = ""
 
 
 @_message
@@ -626,13 +629,15 @@ class RoomUpdate(Message):
 @_message
 @attrs.frozen(kw_only=True)
 class RoomClosed(Message):
-    """The room is gone for the recipient: ``expired`` (idle), ``host_left`` before the start,
-    ``failed`` (an internal error), or ``shutdown``."""
+    """The room is gone for the recipient: ``expired`` (idle), ``abandoned``,
+    ``internal_error``, or ``closed_by_operator``; ``message`` (version 3) says why in a
+    sentence (the operator's reason, when they gave one)."""
 
     TYPE = "room_closed"
     SENDERS = _FROM_SERVER
     room: str
     reason: str
+    message: str = ""
 
 
 # --- play -------------------------------------------------------------------------------------

@@ -18,12 +18,14 @@ import socket
 import sqlite3
 import time
 from collections.abc import Callable
+from typing import Any
 
 import asyncpg
 import structlog
 from websockets.asyncio.server import Server, serve
 from websockets.asyncio.server import ServerConnection as Socket
 
+from server.admin import AdminApi
 from server.catalog import catalog
 from server.client import Client
 from server.cluster import Cluster
@@ -88,6 +90,8 @@ class LuminServer:
         self.clients: set[Client] = set()
         self.per_address: collections.Counter[str] = collections.Counter()
         self.http = HttpRoutes(settings, self.hub, self.metrics, self.per_address)
+        self.admin = AdminApi(settings, self.hub, self.clients, self.drain)
+        self.http.admin = self.admin
 
     async def start(self) -> None:
         """Take the port (before any other work, so a port in use fails at once), load every
@@ -110,6 +114,7 @@ class LuminServer:
             raise StartupError(
                 f"cannot open the store {shown_url(self.settings.store)}: {error}"
             ) from None
+        await self.hub.reload_bans()
         if self.settings.redis is not None:  # in the registry before the rooms come back
             await self._join_cluster(listening.getsockname()[1])
         if self.hub.ownership is not None:  # renewing from the first claim of the recovery
@@ -144,6 +149,7 @@ class LuminServer:
         cluster.relayed = self.hub.relays.frame
         cluster.controlled = self.hub.relays.control
         cluster.beaten = self.hub.relays.check
+        cluster.answering = self.admin.answer
         self.hub.cluster = cluster
         await cluster.start()
         log.info("cluster_joined", node=ownership.node, url=cluster.public_url,
@@ -224,7 +230,21 @@ class LuminServer:
         if self.lock is not None:
             self.lock.release()
 
-    async def _drain(self, cluster: Cluster, ownership: Ownership) -> None:
+    async def drain(self) -> dict[str, Any]:
+        """The operator's drain (``lumin admin drain NODE``): this node takes no new rooms
+        and ``/readyz`` fails from now on; on a cluster it also hands every room it plays to
+        the other nodes at once, as a stop does, and leaves the registry. It keeps running
+        (and serving what it still has) until it is stopped."""
+        log.info("drain_asked", node=self.admin.node)
+        self.hub.draining = True
+        handed = 0
+        ownership = self.hub.ownership
+        if self.hub.cluster is not None and ownership is not None and self.store_open:
+            handed = await self._drain(self.hub.cluster, ownership)
+        rooms = self.hub.load()
+        return {"node": self.admin.node, "draining": True, "handed_over": handed, "rooms": rooms}
+
+    async def _drain(self, cluster: Cluster, ownership: Ownership) -> int:
         """A cluster node stopping hands its rooms over one by one (each after its last
         commit, to the lightest other node, whose clients are sent on at once), renewing the
         leases of those still waiting their turn, for at most ``drain_timeout`` seconds; it
@@ -251,6 +271,7 @@ class LuminServer:
                 live[0].halt()
                 live[0].send_on()
         log.info("drained", rooms=handed, seconds=round(time.perf_counter() - started, 3))
+        return handed
 
 
 async def run(settings: Settings, ready: Callable[[LuminServer], None] | None = None) -> None:

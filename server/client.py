@@ -57,6 +57,7 @@ class Client:
         self.user = ""
         self.name = ""
         self.address = socket.address
+        self.opened = time.time()
         #: Whose rate limit this connection's messages count against: its own until
         #: ``hello``, then its identity's, shared by every connection of that identity.
         self.person = "c" + socket.id.hex
@@ -70,6 +71,11 @@ class Client:
         self.frames: list[bytes] = []
         #: Acts taken straight from the socket (:meth:`_take`) that their room has not answered.
         self.inflight: set[asyncio.Future[Any]] = set()
+
+    @property
+    def version(self) -> int | None:
+        """The protocol version negotiated (``None`` before ``hello``)."""
+        return self.conn.version
 
     # -- sending (never blocks the caller) ------------------------------------------------------
 
@@ -181,6 +187,19 @@ class Client:
         )
         self._write()
         self.hub.spawn(self.socket.close(1001, "room moved"))
+
+    def banish(self, message: str, bye: bool = True) -> None:
+        """The server's operator banned this connection's identity or address: say ``bye``
+        (``banned``, with ``message``) unless the caller already said why, then close with
+        1008 at once."""
+        if self.dropped:
+            return
+        if bye:
+            self.send(Bye(code="banned", message=message))
+        self._write()
+        self.dropped = True
+        log.info("banned_connection_closed", user=self.user, address=self.address)
+        drop(self.socket, 1008, "banned")
 
     def going_away(self) -> None:
         """Say ``bye`` (``going_away``) before the server closes this connection with 1001 as

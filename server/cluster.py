@@ -31,8 +31,9 @@ import asyncio
 import contextlib
 import json
 import math
+import secrets
 import urllib.parse
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
 from typing import Any
 
 import attrs
@@ -157,6 +158,9 @@ class Cluster:
         self.controlled: Callable[[str, str, str], None] = lambda kind, room, node: None
         #: Called after each heartbeat.
         self.beaten: Callable[[], Awaitable[None]] | None = None
+        #: Answers a request another node :meth:`ask`\ s this one (the admin API's).
+        self.answering: Callable[[dict[str, Any]], Awaitable[dict[str, Any]]] | None = None
+        self._asked: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self._outbox: list[tuple[str, bytes]] = []
         self._announcing: asyncio.Handle | None = None
         #: Lobby changes Redis has not taken yet, and the task sending them.
@@ -361,8 +365,7 @@ class Cluster:
 
     def _announce(self) -> None:
         self._announcing = None
-        self._tasks_spawned.add(task := asyncio.ensure_future(self._write_entry()))
-        task.add_done_callback(self._tasks_spawned.discard)
+        self._spawn(self._write_entry())
 
     async def _write_entry(self) -> None:
         if self._left or not self._tasks:  # stopped or left: no entry again
@@ -455,11 +458,56 @@ class Cluster:
 
     def _on_control(self, message: Mapping[str, Any]) -> None:
         try:
-            kind, room, node = msgpack.unpackb(message["data"])
+            kind, room, node, *request = msgpack.unpackb(message["data"])
         except Exception:
             log.exception("cluster_control_unreadable")
             return
-        self.controlled(str(kind), str(room), str(node))
+        if kind == "ask" and request and isinstance(request[0], dict):
+            self._spawn(self._answer(str(room), str(node), request[0]))
+        elif kind == "answer" and request and isinstance(request[0], dict):
+            waiting = self._asked.get(str(room))
+            if waiting is not None and not waiting.done():
+                waiting.set_result(request[0])
+        else:
+            self.controlled(str(kind), str(room), str(node))
+
+    async def ask(
+        self, node: str, request: Mapping[str, Any], timeout: float = REDIS_TIMEOUT
+    ) -> dict[str, Any]:
+        """Send ``request`` (a map msgpack can carry) to ``node``'s :attr:`answering` over its
+        control channel and wait for the answer; ``TimeoutError`` after ``timeout`` seconds
+        (the node is gone, or Redis is away)."""
+        ident = secrets.token_hex(8)
+        waiting = self._asked[ident] = asyncio.get_running_loop().create_future()
+        try:
+            try:
+                await self.redis.publish(
+                    self._key("control", node),
+                    msgpack.packb(["ask", ident, self.node, dict(request)]),
+                )
+            except (RedisError, OSError) as error:
+                raise TimeoutError(f"Redis did not take the request: {error!r}") from None
+            return await asyncio.wait_for(waiting, timeout)
+        finally:
+            self._asked.pop(ident, None)
+
+    async def _answer(self, ident: str, node: str, request: dict[str, Any]) -> None:
+        if self.answering is None:
+            return
+        try:
+            reply = await self.answering(request)
+        except Exception:
+            log.exception("cluster_request_failed", request=request)
+            reply = {"status": 500, "body": {"error": "internal", "message": "The node failed."}}
+        with contextlib.suppress(RedisError, OSError):
+            await self.redis.publish(
+                self._key("control", node), msgpack.packb(["answer", ident, self.node, reply])
+            )
+
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.ensure_future(work)
+        self._tasks_spawned.add(task)
+        task.add_done_callback(self._tasks_spawned.discard)
 
     # -- the lobby ------------------------------------------------------------------------------
 

@@ -154,8 +154,13 @@ class Settings:
     loop: str = attrs.field(default="uvloop", validator=attrs.validators.in_(("uvloop", "asyncio")))
     #: Where the browser client's built files are served from ("/" of the server).
     static: Path | None = None
+    #: The admin API's bearer token (``docs/operating.md``, "Admin API"); ``None``: the admin
+    #: API is off. At least 16 characters, so it cannot be guessed in a lifetime of tries.
+    admin_token: str | None = attrs.field(default=None, repr=False)
 
     def __attrs_post_init__(self) -> None:
+        if self.admin_token is not None and len(self.admin_token.strip()) < 16:
+            raise ValueError("admin_token has at least 16 characters (e.g. openssl rand -hex 24)")
         if self.redis is not None:
             if not self.redis.startswith(("redis://", "rediss://", "unix://")):
                 raise ValueError(f"redis is a redis:// URL, not {shown_url(self.redis)!r}")

@@ -61,6 +61,7 @@ from protocol.messages import (
     Welcome,
 )
 from protocol.versions import MOVED_VERSION
+from server.bans import banned_sentence
 from server.batch import QueuedAct
 from server.catalog import catalog
 from server.config import Settings
@@ -103,6 +104,10 @@ class Session(Peer, Protocol):
     rooms: dict[str, Room]
     #: The replays this connection has open, by replay id.
     replays: dict[str, Replay]
+
+    def banish(self, message: str, bye: bool = True) -> None:
+        """Close the connection of a banned identity or address (1008)."""
+        ...
 
 
 @functools.cache
@@ -172,6 +177,14 @@ def failed(session: Session, ref: int | None) -> None:
 
 async def on_hello(session: Session, hello: Hello) -> None:
     user, token, known = await session.hub.identify(hello.name, hello.token)
+    ban = session.hub.bans.of_user(user) or session.hub.bans.of_address(session.address)
+    if ban is not None:
+        refusal = Error(
+            ref=hello.id, code=ErrorCode.BANNED.value, message=banned_sentence(ban), fatal=True
+        )
+        session.send(refusal)
+        session.banish("", bye=False)
+        return
     session.user, session.name, session.person = user, hello.name, user
     structlog.contextvars.bind_contextvars(user=user)
     if hello.token and not known:

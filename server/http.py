@@ -23,6 +23,8 @@ from websockets.asyncio.server import ServerConnection as Socket
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
+from server.admin import ADMIN_PREFIX, AdminApi
+from server.bans import banned_sentence
 from server.config import Settings
 from server.hub import Hub
 from server.limits import client_address, parse_networks
@@ -54,6 +56,8 @@ class HttpRoutes:
         self.metrics = metrics
         self.per_address = per_address
         self.proxies = parse_networks(settings.trusted_proxies)
+        #: The admin API (:mod:`server.admin`), set by the server.
+        self.admin: AdminApi | None = None
 
     def origin_allowed(self, origin: str | None, host: str | None) -> bool:
         """Whether a websocket request's Origin may connect: one of the configured origins, or,
@@ -81,6 +85,8 @@ class HttpRoutes:
         if self.hub.cluster is not None:
             reached = await self.hub.cluster.ping()
             checks["redis"] = "ok" if reached else "failing: Redis does not answer"
+        if self.hub.draining:
+            checks["draining"] = "failing: this node is draining (the operator's drain, or a stop)"
         ready = all(value == "ok" for value in checks.values())
         body = json.dumps({"status": "ready" if ready else "not_ready", "checks": checks})
         status = HTTPStatus.OK if ready else HTTPStatus.SERVICE_UNAVAILABLE
@@ -101,6 +107,8 @@ class HttpRoutes:
             return response(HTTPStatus.OK, json.dumps(health).encode(), "application/json")
         if path == "/readyz":
             return await self.readiness()
+        if path.startswith(ADMIN_PREFIX) and self.admin is not None:
+            return await self.admin.route(request, self.address_of(connection, request))
         if path == "/metrics":
             return response(HTTPStatus.OK, self.metrics.render(), "text/plain; version=0.0.4")
         if path == "/highscores":
@@ -116,14 +124,18 @@ class HttpRoutes:
         """Admit a websocket upgrade (``None``), or refuse it: 403 for a foreign ``Origin``,
         429 with ``Retry-After`` when the client's address opens connections too fast."""
         assert isinstance(connection, ClientSocket)  # serve(create_connection=ClientSocket)
-        peer = connection.remote_address[0] if connection.remote_address else ""
-        address = client_address(peer, request.headers.get_all("X-Forwarded-For"), self.proxies)
+        address = self.address_of(connection, request)
         connection.address = address
         connection.budget = 4 * self.settings.max_frame
         origin = request.headers.get("Origin")
         if not self.origin_allowed(origin, request.headers.get("Host")):
             self.metrics.refused_connections.labels("origin").inc()
             body = f"Origin {origin} is not allowed to open a Lumin connection.\n"
+            return response(HTTPStatus.FORBIDDEN, body.encode(), "text/plain")
+        ban = self.hub.bans.of_address(address)
+        if ban is not None:
+            self.metrics.refused_connections.labels("banned").inc()
+            body = f"{banned_sentence(ban)}\n"
             return response(HTTPStatus.FORBIDDEN, body.encode(), "text/plain")
         held = self.per_address[address]
         if held >= self.settings.connections_per_address:
@@ -145,6 +157,12 @@ class HttpRoutes:
             refusal.headers["Retry-After"] = str(math.ceil(wait))
             return refusal
         return None
+
+    def address_of(self, connection: Socket, request: Request) -> str:
+        """The client's address: the peer's, or, from a trusted proxy, the one its
+        ``X-Forwarded-For`` names."""
+        peer = connection.remote_address[0] if connection.remote_address else ""
+        return client_address(peer, request.headers.get_all("X-Forwarded-For"), self.proxies)
 
     async def _log(self, room_id: str, request: Request) -> Response:
         """A finished game's log; a private game's needs ``?code=`` or a player's token

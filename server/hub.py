@@ -32,6 +32,7 @@ from protocol.codec import encode
 from protocol.errors import ErrorCode
 from protocol.fairness import commit
 from protocol.messages import CreateRoom, LobbyUpdate, RematchCreated, RoomList, RoomSummary
+from server.bans import Bans
 from server.bots import BotSeats
 from server.cluster import Cluster
 from server.config import Settings
@@ -69,6 +70,8 @@ class Hub:
         self.relays = Relays(self)
         #: Set while this node drains (it stops): it takes over no room from then on.
         self.draining = False
+        #: The operator's bans in force (the store's, as of the last :meth:`reload_bans`).
+        self.bans = Bans()
         #: Lapsed rooms being taken over now, so two requests for one share the work.
         self._taking: dict[str, asyncio.Future[Room | None]] = {}
         self._dirty: set[str] = set()
@@ -126,6 +129,10 @@ class Hub:
 
     async def _known(self, digest: str) -> bool:
         return digest in self._saving or await self.store.get_identity(digest) is not None
+
+    async def reload_bans(self) -> None:
+        """Hold the store's bans from now on (start, after every ban, each sweep)."""
+        self.bans.replace(await self.store.get_bans())
 
     async def known_user(self, token: str) -> str | None:
         """The user id of a known token, without creating an identity; ``None`` if unknown."""
@@ -637,6 +644,7 @@ class Hub:
             if time.monotonic() - last >= every:
                 last = time.monotonic()
                 self.sweep(time.time())
+                self.spawn(self.reload_bans())  # a ban another node's message missed
 
     def abandon(self, now: float) -> None:
         """Stop every playing room that nobody has attended (no human seated, connected or

@@ -168,7 +168,8 @@ _CLAIM = (
 )
 
 _ENDED = (
-    "SELECT id FROM rooms WHERE status IN ('finished', 'expired', 'abandoned', 'failed')"
+    "SELECT id FROM rooms"
+    " WHERE status IN ('finished', 'expired', 'abandoned', 'aborted', 'failed')"
     " AND COALESCE(finished, created) < $1"
 )
 

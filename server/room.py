@@ -48,6 +48,7 @@ from protocol.messages import (
     RoomUpdate,
     Snapshot,
 )
+from protocol.versions import OPERATOR_VERSION
 from server.batch import QueuedAct, Step, decide_batch, make_step
 from server.chat import Chat
 from server.config import Settings
@@ -90,6 +91,12 @@ class Peer(Protocol):
         """``room`` is no longer on this node (another node of the cluster owns it now, at
         ``url`` when known): the client must reconnect to play or watch it on."""
         ...
+
+
+def speaks(peer: Peer, version: int) -> bool:
+    """Whether ``peer``'s connection negotiated protocol ``version`` or a later one (a relay
+    to another node's spectators, whose versions vary, never does)."""
+    return bool((getattr(peer, "version", None) or 0) >= version)
 
 
 class RoomStore(Protocol):
@@ -783,7 +790,9 @@ class Room:
 
     async def chat(self, peer: Peer, text: str) -> None:
         """Players talk to everyone in the room; spectators only to spectators
-        (:class:`~server.chat.Chat`)."""
+        (:class:`~server.chat.Chat`); nobody the operator muted here."""
+        if peer.user in self.meta.get("muted", ()):
+            raise Refused(ErrorCode.MUTED, "The server's operator muted you in this room's chat.")
         line = self.chat_log.line(peer.user, peer.name, self.seat_of(peer.user), text, time.time())
         frame = encode(line)
         for other, viewer in self.peers.items():
@@ -818,6 +827,64 @@ class Room:
         )
         self._close("abandoned")
 
+    # -- the operator's actions (server/admin.py) ---------------------------------------------
+
+    async def close_by_operator(self, reason: str) -> None:
+        """Close the room for good at the operator's word: recorded as ``aborted`` (the game
+        has no result; its log is kept), every member told why."""
+        if self.status not in ("waiting", "playing"):
+            raise Refused(ErrorCode.NOT_FINISHED, f"Room {self.id} is {self.status} already.")
+        self.status = "aborted"
+        self.meta["closed_by_operator"] = reason
+        stored = self.hub.store.update_room(
+            self.id, epoch=self.lease_epoch, status="aborted", finished=time.time(), meta=self.meta
+        )
+        said = f": {reason}" if reason else "."
+        self._close("closed_by_operator", f"The server's operator closed this room{said}")
+        await stored  # the operator's answer means it is recorded
+
+    async def kick_by_operator(self, seat: int, reason: str) -> str:
+        """Take ``seat`` from the person holding it: before the start the seat opens; during
+        the game a bot takes it at once and plays it to the end. Their connections stay as
+        spectators (``kicked``, then the public view). Returns the removed user."""
+        if not 0 <= seat < len(self.seats):
+            raise Refused(
+                ErrorCode.NO_SUCH_SEAT, f"Room {self.id} has seats 0-{len(self.seats) - 1}."
+            )
+        slot = self.seats[seat]
+        if slot.kind != "human" or slot.user is None:
+            raise Refused(ErrorCode.NO_SUCH_SEAT, f"Seat {seat} is not held by a person.")
+        if self.status not in ("waiting", "playing"):
+            raise Refused(ErrorCode.NOT_FINISHED, f"Room {self.id} is {self.status}.")
+        gone = slot.user
+        said = f": {reason}" if reason else "."
+        if self.status == "waiting":
+            self._free(seat)
+            message = f"The server's operator removed you from seat {seat}{said}"
+        else:
+            bot = self.game.default_bot
+            self.seats[seat] = Seat("bot", slot.name, None, bot, dict(slot.choices), True)
+            self._persist_seats()
+            self.hub.bots.human_back(self, seat)  # no grace to wait out: the bot plays now
+            self.hub.bots.start_room(self)
+            message = f"The server's operator removed you from seat {seat}{said} A bot plays on."
+        for other in list(self.peers):
+            if other.user == gone:
+                self.peers[other] = None
+                said = message if speaks(other, OPERATOR_VERSION) else ""
+                other.send(Kicked(room=self.id, seat=seat, message=said))
+                self._send_snapshot(other, None)
+        self._changed()
+        return gone
+
+    def mute_by_operator(self, user: str, muted: bool) -> None:
+        """Stop (or let again) ``user`` saying anything in this room's chat; kept in the
+        room's meta, so it holds after a restart or a move to another node."""
+        users = set(self.meta.get("muted", ()))
+        users = users | {user} if muted else users - {user}
+        self.meta["muted"] = sorted(users)
+        self.hub.store.update_room(self.id, epoch=self.lease_epoch, meta=self.meta)
+
     def let_go(self) -> None:
         """Another node owns this room now (its lease was lost, or an append was fenced):
         stop its timer and bots, answer what is queued, tell its clients to reconnect
@@ -851,16 +918,18 @@ class Room:
         self.peers.clear()
         self.hub.room_lost(self)
 
-    def _close(self, reason: str) -> None:
-        """Close the room for good: tell its viewers, answer what is queued, forget it."""
+    def _close(self, reason: str, message: str = "") -> None:
+        """Close the room for good: tell its viewers (why, in ``message``, to those whose
+        protocol has it), answer what is queued, forget it."""
         self.closed = True
         if self._timer is not None:
             self._timer.cancel()
         self.hub.bots.stop_room(self)
         self._mailbox.refuse_all(ErrorCode.NO_SUCH_ROOM, f"Room {self.id} closed ({reason}).")
         frame = encode(RoomClosed(room=self.id, reason=reason))
+        told = encode(RoomClosed(room=self.id, reason=reason, message=message))
         for peer in self.peers:
-            peer.send_frame(frame)
+            peer.send_frame(told if speaks(peer, OPERATOR_VERSION) else frame)
         self.peers.clear()
         self.hub.room_closed(self)
 

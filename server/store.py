@@ -597,10 +597,11 @@ class EventStore:
         return self._submit(f"UPDATE rooms SET {assignments} WHERE id = ?", (*values, room))
 
     def delete_ended_before(self, cutoff: float) -> asyncio.Future[None]:
-        """Forget every finished, expired, abandoned or failed room (and its log) that ended
-        before ``cutoff`` (retention), in SQL, without reading the rooms."""
+        """Forget every finished, expired, abandoned, aborted or failed room (and its log)
+        that ended before ``cutoff`` (retention), in SQL, without reading the rooms."""
         ended = (
-            "SELECT id FROM rooms WHERE status IN ('finished', 'expired', 'abandoned', 'failed')"
+            "SELECT id FROM rooms"
+            " WHERE status IN ('finished', 'expired', 'abandoned', 'aborted', 'failed')"
             " AND COALESCE(finished, created) < ?"
         )
         self._submit(f"DELETE FROM runs WHERE room IN ({ended})", (cutoff,))

@@ -152,7 +152,7 @@ def test_the_server_sends_nothing_but_error_or_bye_before_welcome() -> None:
     with pytest.raises(InvalidState):
         server.send(Pong(server_time=1.0))
     with pytest.raises(InvalidState):
-        server.send(welcome(version=3))  # not the negotiated version
+        server.send(welcome(version=PROTOCOL_VERSION + 1))  # not the negotiated version
     server.send(Error(code="rate_limited", message="Slow down."))
     server.send(welcome())
     with pytest.raises(InvalidState):

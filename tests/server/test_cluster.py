@@ -583,3 +583,58 @@ async def test_after_a_node_dies_the_python_client_is_sent_on_to_the_room(nodes)
     assert any(peer.user == bea.user for peer in c.hub.rooms[room].peers)
     await bea.close()
     await ada.close()
+
+
+# --- the admin API on a cluster ---------------------------------------------------------------
+
+ADMIN = "cluster-admin-token-0123456789"
+
+
+async def admin_call(server: LuminServer, method: str, path: str) -> tuple[int, dict[str, Any]]:
+    def fetch() -> tuple[int, dict[str, Any]]:
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{server.port}/api/admin/{path}",
+            method=method,
+            headers={"Authorization": f"Bearer {ADMIN}"},
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=10) as answer:
+                return answer.status, json.loads(answer.read())
+        except urllib.error.HTTPError as error:
+            return error.code, json.loads(error.read())
+
+    return await asyncio.to_thread(fetch)
+
+
+async def test_any_node_answers_the_admin_api_for_the_whole_cluster(nodes) -> None:
+    a, b = await nodes("node-a", admin_token=ADMIN), await nodes("node-b", admin_token=ADMIN)
+    await known_to_each_other(a, b)
+    ada = await LuminClient.connect(url(a), "Ada")
+    bea = await LuminClient.connect(url(b), "Bea")
+    cy = await LuminClient.connect(url(b), "Cy")
+    hidden = await ada.create_room("flip_over_frog", seats=[human(), bot()], sit=0, private=True)
+    other = await ada.create_room("flip_over_frog", seats=[human(), human()], sit=0)
+    assert {hidden, other} <= a.hub.rooms.keys()
+    await bea.join(other, 1)
+    status, body = await admin_call(b, "GET", "rooms")
+    assert status == 200 and "unreachable" not in body
+    assert {(r["id"], r["node"]) for r in body["rooms"]} == {(hidden, "node-a"), (other, "node-a")}
+    status, body = await admin_call(b, "GET", "connections")
+    assert {(c["name"], c["node"]) for c in body["connections"]} >= {
+        ("Ada", "node-a"), ("Bea", "node-a"), ("Cy", "node-b")
+    }, "Bea followed the room she joined to node A"  # fmt: skip
+    status, body = await admin_call(b, "GET", f"rooms/{hidden}")
+    assert status == 200 and body["node"] == "node-a" and body["private"]
+    status, body = await admin_call(b, "POST", f"rooms/{other}/kick?seat=1&reason=testing")
+    assert status == 200 and body["user"] == bea.user, "forwarded to node A, which plays it"
+    status, body = await admin_call(b, "POST", f"rooms/{hidden}/close?reason=testing")
+    assert status == 200 and body["status"] == "aborted"
+    assert (await b.store.get_room(hidden)).status == "aborted"
+    status, body = await admin_call(b, "POST", "bans?identity=" + bea.user)
+    assert status == 200 and body["closed"] == 1 and a.hub.bans.of_user(bea.user) is not None
+    status, body = await admin_call(b, "POST", "nodes/node-a/drain")
+    assert status == 200 and body["node"] == "node-a" and body["handed_over"] == 1
+    assert other in b.hub.rooms and a.hub.draining
+    await until(lambda: "node-a" not in b.hub.cluster.nodes)
+    for client in (ada, bea, cy):
+        await client.close()
