@@ -443,6 +443,50 @@ def _fail(command: str, message: str, status: int) -> NoReturn:
     sys.exit(status)
 
 
+_data_option = click.option(
+    "--data",
+    envvar="LUMIN_DATA",
+    type=click.Path(path_type=Path),
+    default=Path("data"),
+    show_default=True,
+    help="The server's data folder (as lumin serve --data).",
+)
+
+
+@main.command("backup")
+@click.argument("dest", type=click.Path(path_type=Path))
+@_data_option
+def backup_command(dest: Path, data: Path) -> None:
+    """Copy the data folder's SQLite store to DEST (a file, or a folder to put a dated file
+    in), consistently, even while a server runs on it; the copy is checked before it replaces
+    DEST. Exits 1 when it cannot be made."""
+    from server.backup import BackupError, backup
+
+    try:
+        copied = backup(data, dest)
+    except BackupError as error:
+        _fail("backup", str(error), 1)
+    click.echo(f"backed up {data} to {copied.path}: {copied.describe()}; integrity ok")
+
+
+@main.command("restore")
+@click.argument("src", type=click.Path(path_type=Path))
+@_data_option
+def restore_command(src: Path, data: Path) -> None:
+    """Put the SQLite store SRC (a lumin backup) in place as the data folder's store, keeping
+    the one it replaces as lumin.sqlite3.before-restore. Refused (exit 1) while a server runs
+    on the folder, and for a file that is not a whole Lumin store this Lumin can open."""
+    from server.backup import BackupError, restore
+
+    try:
+        restored, kept = restore(data, src)
+    except BackupError as error:
+        _fail("restore", str(error), 1)
+    click.echo(f"restored {src} into {data}: {restored.describe()}")
+    if kept is not None:
+        click.echo(f"the store it replaced is kept as {kept}")
+
+
 @main.command("bot")
 @click.argument("url")
 @click.argument("room")

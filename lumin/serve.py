@@ -164,6 +164,11 @@ _FLAGS = [
     _option("idle-expiry", _Number(float, 0, above=True), "Seconds an empty waiting room lives."),
     _option("retention-days", _Number(float, 0, above=True), "Days finished games are kept."),
     _option(
+        "guest-retention-days",
+        _Number(float, 0, above=True),
+        "Days an unclaimed guest identity is kept after its last hello.",
+    ),
+    _option(
         "resume-window",
         _Number(float, 0),
         "Seconds a viewer's deltas are kept after its last connection left.",

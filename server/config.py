@@ -142,6 +142,9 @@ class Settings:
     idle_expiry: float = attrs.field(default=1800.0, validator=_within(0, above=True))
     #: Days finished games are kept for replay.
     retention_days: float = attrs.field(default=30.0, validator=_within(0, above=True))
+    #: Days an unclaimed guest identity is kept after its last hello; then its token is
+    #: forgotten (claimed identities, accounts', are kept).
+    guest_retention_days: float = attrs.field(default=90.0, validator=_within(0, above=True))
     #: Deltas kept per room for resume; older resumes get a snapshot.
     history: int = attrs.field(default=256, validator=_within(1))
     #: Seconds a viewer's deltas are still made after its last connection left, so a quick

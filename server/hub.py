@@ -116,6 +116,7 @@ class Hub:
         if token:
             digest = hashlib.sha256(token.encode()).hexdigest()
             if await self._known(digest):
+                self.store.touch_identity(digest, time.time())  # guest retention counts from it
                 return "u" + digest[:16], token, True
         token = secrets.token_urlsafe(24)
         digest = hashlib.sha256(token.encode()).hexdigest()
@@ -659,7 +660,8 @@ class Hub:
                 self.spawn(room.call(room.abandon))
 
     def sweep(self, now: float) -> None:
-        """One housekeeping pass (see :meth:`housekeeping`)."""
+        """One housekeeping pass (see :meth:`housekeeping`); it also forgets the guest
+        identities unseen for the ``guest_retention_days`` setting."""
         for room in list(self.rooms.values()):
             idle = now - room.touched
             if room.status == "waiting" and not room.peers and idle > self.settings.idle_expiry:
@@ -672,6 +674,7 @@ class Hub:
                     self.ownership.forget(room.id)
                 self.spawn(room.stop())
         self.store.delete_ended_before(now - self.settings.retention_days * 86400)
+        self.store.delete_guests_unseen_before(now - self.settings.guest_retention_days * 86400)
         self.limits.prune(time.monotonic())
         _return_free_memory()
 

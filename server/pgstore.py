@@ -49,7 +49,7 @@ __all__ = ["SCHEMA_VERSION", "Lease", "PostgresStore"]
 log = structlog.get_logger("lumin.store")
 
 #: The newest schema version this code writes (``lumin_schema.version``).
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 _VERSION_1 = """
 CREATE TABLE rooms (
@@ -117,8 +117,18 @@ CREATE TABLE bans (
 );
 """
 
+#: Version 4: an identity's last use (its last hello; for those already kept, when it was
+#: created) and whether it is claimed (an account's, which never expires).
+_VERSION_4 = """
+ALTER TABLE identities ADD COLUMN last_seen DOUBLE PRECISION;
+UPDATE identities SET last_seen = created;
+ALTER TABLE identities ALTER COLUMN last_seen SET NOT NULL;
+ALTER TABLE identities ADD COLUMN claimed BOOLEAN NOT NULL DEFAULT FALSE;
+CREATE INDEX identities_unseen ON identities (last_seen) WHERE NOT claimed;
+"""
+
 #: The DDL of each step: ``_MIGRATIONS[v]`` turns version ``v`` into ``v + 1``.
-_MIGRATIONS: list[str] = [_VERSION_1, _VERSION_2, _VERSION_3]
+_MIGRATIONS: list[str] = [_VERSION_1, _VERSION_2, _VERSION_3, _VERSION_4]
 
 #: The advisory lock key nodes take while they migrate (any constant shared by every node).
 _MIGRATION_LOCK = 0x4C554D494E  # "LUMIN"
@@ -543,14 +553,24 @@ class PostgresStore:
         return self._submit(write)
 
     def save_identity(self, token_hash: str, name: str, created: float) -> asyncio.Future[None]:
-        """Remember a guest identity by the hash of its secret token."""
+        """Remember a guest identity by the hash of its secret token, last seen when created."""
         return self._execute(
-            "INSERT INTO identities (token_hash, name, created) VALUES ($1, $2, $3)"
-            " ON CONFLICT (token_hash) DO UPDATE SET name = $2, created = $3",
+            "INSERT INTO identities (token_hash, name, created, last_seen) VALUES ($1, $2, $3, $3)"
+            " ON CONFLICT (token_hash) DO UPDATE SET name = $2, created = $3, last_seen = $3",
             token_hash,
             name,
             created,
         )
+
+    def touch_identity(self, token_hash: str, at: float) -> asyncio.Future[None]:
+        """Note that the identity was used at ``at``; nothing for an unknown token hash."""
+        return self._execute(
+            "UPDATE identities SET last_seen = $2 WHERE token_hash = $1", token_hash, at
+        )
+
+    def delete_guests_unseen_before(self, cutoff: float) -> asyncio.Future[None]:
+        """Forget every unclaimed identity last seen before ``cutoff``."""
+        return self._execute("DELETE FROM identities WHERE NOT claimed AND last_seen < $1", cutoff)
 
     def add_high_score(
         self, player: str, score: int, rank: str, room: str, at: float

@@ -73,8 +73,9 @@ DURABILITY_MODES = ("process", "fsync")
 
 #: The SQLite file's schema version (``PRAGMA user_version``). Version 0 is a file written
 #: before versions existed (its log in runs, or older still in one row per record); opening
-#: it migrates it (:data:`_MIGRATIONS`). Version 2 adds ``bans``.
-SCHEMA_VERSION = 2
+#: it migrates it (:data:`_MIGRATIONS`). Version 2 adds ``bans``; version 3 an identity's
+#: ``last_seen`` and ``claimed``.
+SCHEMA_VERSION = 3
 
 #: What a ban names: a person (their identity's user id) or a client address.
 BAN_KINDS = ("identity", "address")
@@ -238,7 +239,19 @@ class Store(Protocol):
         ``cutoff``."""
         ...
 
-    def save_identity(self, token_hash: str, name: str, created: float) -> asyncio.Future[None]: ...
+    def save_identity(self, token_hash: str, name: str, created: float) -> asyncio.Future[None]:
+        """Remember a new guest identity by the hash of its token, last seen when created."""
+        ...
+
+    def touch_identity(self, token_hash: str, at: float) -> asyncio.Future[None]:
+        """Note that the identity was used at ``at`` (a hello with its token); nothing for an
+        unknown token hash."""
+        ...
+
+    def delete_guests_unseen_before(self, cutoff: float) -> asyncio.Future[None]:
+        """Forget every unclaimed identity last seen before ``cutoff`` (guest retention);
+        claimed identities are never deleted."""
+        ...
 
     def add_high_score(
         self, player: str, score: int, rank: str, room: str, at: float
@@ -608,11 +621,23 @@ class EventStore:
         return self._submit(f"DELETE FROM rooms WHERE id IN ({ended})", (cutoff,))
 
     def save_identity(self, token_hash: str, name: str, created: float) -> asyncio.Future[None]:
-        """Remember a guest identity by the hash of its secret token."""
+        """Remember a guest identity by the hash of its secret token, last seen when created."""
         return self._submit(
-            "INSERT OR REPLACE INTO identities (token_hash, name, created) VALUES (?, ?, ?)",
-            (token_hash, name, created),
+            "INSERT INTO identities (token_hash, name, created, last_seen) VALUES (?, ?, ?, ?)"
+            " ON CONFLICT (token_hash) DO UPDATE SET name = excluded.name,"
+            " created = excluded.created, last_seen = excluded.last_seen",
+            (token_hash, name, created, created),
         )
+
+    def touch_identity(self, token_hash: str, at: float) -> asyncio.Future[None]:
+        """Note that the identity was used at ``at``; nothing for an unknown token hash."""
+        return self._submit(
+            "UPDATE identities SET last_seen = ? WHERE token_hash = ?", (at, token_hash)
+        )
+
+    def delete_guests_unseen_before(self, cutoff: float) -> asyncio.Future[None]:
+        """Forget every unclaimed identity last seen before ``cutoff``."""
+        return self._submit("DELETE FROM identities WHERE claimed = 0 AND last_seen < ?", (cutoff,))
 
     def add_high_score(
         self, player: str, score: int, rank: str, room: str, at: float
@@ -861,9 +886,18 @@ def _version_2(connection: sqlite3.Connection) -> None:
     )
 
 
+def _version_3(connection: sqlite3.Connection) -> None:
+    """Version 2 to 3: an identity's ``last_seen`` (its last hello; the time it was created
+    for those already kept) and ``claimed`` (an account's: never expires; none is yet)."""
+    connection.execute("ALTER TABLE identities ADD COLUMN last_seen REAL NOT NULL DEFAULT 0")
+    connection.execute("UPDATE identities SET last_seen = created")
+    connection.execute("ALTER TABLE identities ADD COLUMN claimed INTEGER NOT NULL DEFAULT 0")
+    connection.execute("CREATE INDEX identities_unseen ON identities (last_seen) WHERE claimed = 0")
+
+
 #: The step from each version to the next: ``_MIGRATIONS[v]`` turns version ``v`` into
 #: ``v + 1``, inside the transaction :meth:`EventStore._upgrade` opens.
-_MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_version_1, _version_2]
+_MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_version_1, _version_2, _version_3]
 
 
 def run_bounds(records: Sequence[Record]) -> tuple[int, int]:

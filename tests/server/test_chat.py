@@ -94,6 +94,19 @@ def test_refused_lines_do_not_count_against_the_rate() -> None:
     assert room.line("u", "U", 0, "five", 10.0).text == "five"
 
 
+def test_people_quiet_for_ten_seconds_are_forgotten() -> None:
+    """A room that lives long keeps the rate of those who chatted in the last 10 s only; a
+    forgotten person's limit is a newcomer's."""
+    room = chat(rate=1)
+    for n in range(1000):
+        room.line(f"u{n}", "U", None, "hi", n * 0.001)
+    assert room.people == 1000
+    room.line("late", "L", None, "hi", 5.0)
+    assert refused(lambda: room.line("late", "L", None, "again", 14.0)) == "rate_limited"
+    assert room.people == 1, "everyone quiet since 10 s ago is gone; 'late' spoke 9 s ago"
+    assert room.line("u0", "U", None, "back", 15.0).user == "u0"
+
+
 # -- who hears ------------------------------------------------------------------------------------
 
 

@@ -174,6 +174,8 @@ async def test_every_older_schema_version_migrates_to_the_newest(
             await connection.execute(
                 "INSERT INTO bans VALUES ('address', '203.0.113.9', 'flood', 5.0)"
             )
+        if version >= 4:
+            await connection.execute("INSERT INTO identities VALUES ('h4', 'Bea', 1.0, 50.0, TRUE)")
     finally:
         await connection.close()
     store = PostgresStore(postgres_url)
@@ -189,6 +191,12 @@ async def test_every_older_schema_version_migrates_to_the_newest(
         if version >= 3:
             expected.insert(0, Ban("address", "203.0.113.9", "flood", 5.0))
         assert await store.get_bans() == expected
+        # Identities kept before last_seen count as last seen when created (1.0).
+        await store.delete_guests_unseen_before(0.5)
+        assert version < 1 or await store.get_identity("h") == "Ada"
+        await store.delete_guests_unseen_before(100.0)
+        assert await store.get_identity("h") is None
+        assert (await store.get_identity("h4") == "Bea") is (version >= 4), "claimed: kept"
     finally:
         await store.aclose()
         await reset_postgres(postgres_url)

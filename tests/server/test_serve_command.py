@@ -37,6 +37,7 @@ ROOT = Path(__file__).resolve().parents[2]
         (["--connect-burst", "0"], "--connect-burst"),
         (["--rooms-per-identity", "0"], "--rooms-per-identity"),
         (["--grace", "nan"], "--grace"),
+        (["--guest-retention-days", "0"], "--guest-retention-days"),
         (["--trusted-proxy", "not-an-address"], "not-an-address"),
     ],
 )
@@ -55,7 +56,13 @@ def test_a_bad_environment_variable_is_refused_like_its_flag(tmp_path: Path) -> 
 
 
 def test_settings_refuse_what_the_flags_refuse(tmp_path: Path) -> None:
-    for bad in ({"port": 99999}, {"burst": 0}, {"rate": float("nan")}, {"max_frame": 0}):
+    for bad in (
+        {"port": 99999},
+        {"burst": 0},
+        {"rate": float("nan")},
+        {"max_frame": 0},
+        {"guest_retention_days": 0},
+    ):
         with pytest.raises(ValueError):
             Settings(data=tmp_path, **bad)
 
@@ -164,8 +171,10 @@ def test_every_setting_has_a_flag_and_a_variable(monkeypatch, tmp_path: Path) ->
             "LUMIN_TRUSTED_PROXIES": "10.0.0.0/8 ::1",
             "LUMIN_CONNECT_RATE": "7.5",
             "LUMIN_ROOMS_PER_IDENTITY": "3",
+            "LUMIN_GUEST_RETENTION_DAYS": "7.5",
         },
     )
+    assert settings.guest_retention_days == 7.5
     assert settings.origins == ("https://a.example", "https://b.example")
     assert settings.trusted_proxies == ("10.0.0.0/8", "::1")
     assert (settings.connect_rate, settings.rooms_per_identity) == (7.5, 3)

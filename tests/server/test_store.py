@@ -278,6 +278,8 @@ async def test_every_older_schema_version_migrates_to_the_newest(
         old.execute("INSERT INTO identities (token_hash, name, created) VALUES ('h', 'Ada', 1.0)")
     if version >= 2:
         old.execute("INSERT INTO bans VALUES ('address', '203.0.113.9', 'flood', 5.0)")
+    if version >= 3:
+        old.execute("INSERT INTO identities VALUES ('h3', 'Bea', 1.0, 50.0, 1)")
     old.close()
     store = EventStore(path)
     try:
@@ -290,6 +292,12 @@ async def test_every_older_schema_version_migrates_to_the_newest(
         if version >= 2:
             expected.insert(0, Ban("address", "203.0.113.9", "flood", 5.0))
         assert store.bans() == expected
+        # Identities kept before last_seen count as last seen when created (1.0).
+        await store.delete_guests_unseen_before(0.5)
+        assert version < 1 or store.identity("h") == "Ada"
+        await store.delete_guests_unseen_before(100.0)
+        assert store.identity("h") is None
+        assert (store.identity("h3") == "Bea") is (version >= 3), "claimed: kept"
     finally:
         store.close()
 

@@ -249,6 +249,44 @@ async def test_identities_by_token_hash(store: Store) -> None:
     assert await store.get_identity("h1") == "Ada L."
 
 
+async def claim(store: Store, token_hash: str) -> None:
+    """Mark an identity claimed (an account's), as the accounts code will: straight in SQL."""
+    if isinstance(store, EventStore):
+        store._reader.execute(
+            "UPDATE identities SET claimed = 1 WHERE token_hash = ?", (token_hash,)
+        )
+    else:
+        assert isinstance(store, PostgresStore)
+        await store.pool.execute(
+            "UPDATE identities SET claimed = TRUE WHERE token_hash = $1", token_hash
+        )
+
+
+async def test_guests_unseen_since_the_cutoff_are_forgotten_and_others_kept(
+    store: Store,
+) -> None:
+    for token_hash in ("old", "seen", "claimed", "new"):
+        await store.save_identity(token_hash, token_hash.title(), 10.0)
+    await store.touch_identity("seen", 150.0)
+    await store.save_identity("new", "New", 120.0)  # last seen when created
+    await claim(store, "claimed")
+    await store.delete_guests_unseen_before(100.0)
+    assert await store.get_identity("old") is None
+    assert [await store.get_identity(h) for h in ("seen", "claimed", "new")] == [
+        "Seen",
+        "Claimed",
+        "New",
+    ]
+    await store.delete_guests_unseen_before(1000.0)
+    assert await store.get_identity("seen") is None and await store.get_identity("new") is None
+    assert await store.get_identity("claimed") == "Claimed", "a claimed identity never expires"
+
+
+async def test_touching_an_unknown_identity_creates_nothing(store: Store) -> None:
+    await store.touch_identity("nobody", 5.0)
+    assert await store.get_identity("nobody") is None
+
+
 async def test_high_scores_fewest_cards_first(store: Store) -> None:
     await store.add_high_score("Ada", 5, "silver", "r1", 1.0)
     await store.add_high_score("Bea", 2, "gold", "r2", 2.0)
