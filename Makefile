@@ -34,14 +34,20 @@ typecheck: setup
 services: setup
 	$(BIN)/python scripts/services.py
 
-# nginx and docker-compose check deploy/ (tests/deploy): installed from Debian when missing.
+# nginx, docker-compose, systemd-analyze and openssl check deploy/ (tests/deploy): installed
+# from Debian when missing (the systemd package only for systemd-analyze: nothing is started).
 NGINX := /usr/sbin/nginx
 COMPOSE := /usr/bin/docker-compose
-$(NGINX) $(COMPOSE):
+SYSTEMD_ANALYZE := /usr/bin/systemd-analyze
+OPENSSL := /usr/bin/openssl
+$(NGINX) $(COMPOSE) $(SYSTEMD_ANALYZE) $(OPENSSL):
 	apt-get update
-	DEBIAN_FRONTEND=noninteractive apt-get install -y nginx-light docker-compose
+	DEBIAN_FRONTEND=noninteractive apt-get install -y nginx-light docker-compose systemd openssl
 
-deploy-tools: $(NGINX) $(COMPOSE)
+deploy-tools: $(NGINX) $(COMPOSE) $(SYSTEMD_ANALYZE) $(OPENSSL)
+	for tool in docker-compose systemd-analyze openssl; do \
+	  command -v $$tool >/dev/null || { echo "deploy-tools: $$tool is not on PATH"; exit 1; }; \
+	done
 
 unit: setup services deploy-tools
 	$(BIN)/pytest -n 2
