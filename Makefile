@@ -8,6 +8,7 @@ WEB_STAMP := $(WEB)/node_modules/.installed
 CHROMIUM := /usr/bin/chromium
 
 .PHONY: setup run test lint typecheck services deploy-tools unit bench-smoke clean
+.PHONY: install-service
 .PHONY: chromium web-deps web-build web-fresh-build web-vectors web-unit web-weight web-e2e web-test
 
 $(STAMP): pyproject.toml
@@ -34,17 +35,32 @@ typecheck: setup
 services: setup
 	$(BIN)/python scripts/services.py
 
-# nginx and docker-compose check deploy/ (tests/deploy): installed from Debian when missing.
+# nginx, docker-compose, systemd-analyze and openssl check deploy/ (tests/deploy): installed
+# from Debian when missing (the systemd package only for systemd-analyze: nothing is started).
 NGINX := /usr/sbin/nginx
 COMPOSE := /usr/bin/docker-compose
-$(NGINX) $(COMPOSE):
+SYSTEMD_ANALYZE := /usr/bin/systemd-analyze
+OPENSSL := /usr/bin/openssl
+$(NGINX) $(COMPOSE) $(SYSTEMD_ANALYZE) $(OPENSSL):
 	apt-get update
-	DEBIAN_FRONTEND=noninteractive apt-get install -y nginx-light docker-compose
+	DEBIAN_FRONTEND=noninteractive apt-get install -y nginx-light docker-compose systemd openssl
 
-deploy-tools: $(NGINX) $(COMPOSE)
+deploy-tools: $(NGINX) $(COMPOSE) $(SYSTEMD_ANALYZE) $(OPENSSL)
+	for tool in docker-compose systemd-analyze openssl; do \
+	  command -v $$tool >/dev/null || { echo "deploy-tools: $$tool is not on PATH"; exit 1; }; \
+	done
 
 unit: setup services deploy-tools
 	$(BIN)/pytest -n 2
+
+# Lumin for deploy/lumin.service, as root: PREFIX/.venv with `pip install .` (no dev extras,
+# not editable) and the built browser client in PREFIX/web (deploy/install.sh).
+# WEB_BUILD=no skips the client's build and WEB_DIST names the build to copy (empty: none).
+PREFIX ?= /opt/lumin
+WEB_BUILD ?= yes
+WEB_DIST ?= $(WEB)/dist
+install-service: $(if $(filter yes,$(WEB_BUILD)),web-build)
+	PYTHON=$(PYTHON) deploy/install.sh '$(PREFIX)' '$(WEB_DIST)'
 
 bench-smoke: setup services
 	$(BIN)/python scripts/bench_smoke.py

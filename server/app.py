@@ -105,6 +105,8 @@ class LuminServer:
             raise StartupError(f"cannot listen on {where}: {reason}") from None
         started = time.perf_counter()
         catalog()  # imports every game's rules now, not while the first visitor waits
+        if self.http.static.missing:  # the browser client was named but is not there
+            log.warning("static_folder_missing", path=str(self.settings.static))
         try:
             await self.store.open()
             self.store_open = True

@@ -1,7 +1,7 @@
 """Lumin's HTTP routes, served on the websocket port through websockets' ``process_request``
 hook: the websocket upgrade's admission (``/ws``: Origin, connections per address, the connect
 rate), ``/healthz``, ``/readyz``, ``/metrics``, ``/highscores``, finished games' logs
-(``/rooms/<id>/log``) and the browser client's static files (``/``).
+(``/rooms/<id>/log``) and the browser client's static files (``/``, :mod:`server.static`).
 
 Query strings are parsed with the standard library (:func:`urllib.parse.parse_qs`). Each
 answer is built from memory or from one or two store reads (awaited: the store's reads are
@@ -14,7 +14,6 @@ import asyncio
 import collections
 import json
 import math
-import mimetypes
 import time
 import urllib.parse
 from http import HTTPStatus
@@ -30,6 +29,7 @@ from server.hub import Hub
 from server.limits import client_address, parse_networks
 from server.metrics import Metrics
 from server.replay import log_document, may_read
+from server.static import StaticFiles
 from server.transport import ClientSocket
 
 __all__ = ["READY_TIMEOUT", "HttpRoutes", "response"]
@@ -56,6 +56,7 @@ class HttpRoutes:
         self.metrics = metrics
         self.per_address = per_address
         self.proxies = parse_networks(settings.trusted_proxies)
+        self.static = StaticFiles(settings.static)
         #: The admin API (:mod:`server.admin`), set by the server.
         self.admin: AdminApi | None = None
 
@@ -118,7 +119,7 @@ class HttpRoutes:
             return response(HTTPStatus.OK, json.dumps(scores).encode(), "application/json")
         if path.startswith("/rooms/") and path.endswith("/log"):
             return await self._log(path.split("/")[2], request)
-        return self._static(path)
+        return self.static.answer(path, request.headers)
 
     def handshake(self, connection: Socket, request: Request) -> Response | None:
         """Admit a websocket upgrade (``None``), or refuse it: 403 for a foreign ``Origin``,
@@ -184,23 +185,6 @@ class HttpRoutes:
         if scheme.lower() != "bearer" or not token.strip():
             return None
         return await self.hub.known_user(token.strip())
-
-    def _static(self, path: str) -> Response:
-        root = self.settings.static
-        if root is None or not root.is_dir():
-            return response(HTTPStatus.NOT_FOUND, b"not found\n", "text/plain")
-        base = root.resolve()
-        target = (base / path.lstrip("/")).resolve()
-        if not target.is_relative_to(base):
-            return response(HTTPStatus.NOT_FOUND, b"not found\n", "text/plain")
-        if target.is_dir():
-            target = target / "index.html"
-        if not target.is_file():
-            target = base / "index.html"  # the browser client routes its own paths
-            if not target.is_file():
-                return response(HTTPStatus.NOT_FOUND, b"not found\n", "text/plain")
-        kind = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
-        return response(HTTPStatus.OK, target.read_bytes(), kind)
 
 
 def response(status: HTTPStatus, body: bytes, kind: str) -> Response:

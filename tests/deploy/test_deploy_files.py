@@ -25,19 +25,15 @@ What a check needs and does not find (``docker-compose``, ``nginx``, PyYAML,
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import os
 import random
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import time
 import tomllib
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,6 +46,8 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
 from clients.sdk import LuminClient, human
+from tests.deploy.nginx import check_proxy_rules, nginx_test, parse_nginx, start_nginx
+from tests.deploy.processes import WAIT, free_port, get, hello, missing, stop, wait_for_ready_line
 from tests.server.test_play import play_seat
 from tests.server.test_store_contract import reset_postgres
 from tests.services import delete_prefix, prefix_for, redis_client, run_sync
@@ -65,30 +63,19 @@ K8S = DEPLOY / "k8s"
 NODES = {1: "node-1", 2: "node-2", 3: "node-3"}
 #: The port a Lumin node listens on in its container.
 NODE_PORT = 8700
-#: Lumin pings every 20 s: a proxy must wait longer than that on a quiet websocket.
-PING_SECONDS = 20
 #: Kubernetes versions whose schemas the manifests must satisfy: an older one still served
 #: and the newest one the installed kubernetes-validate knows.
 K8S_OLDEST = "1.29.0"
 
-WAIT = 15.0  # seconds any one process may take to start
-
 
 # --- helpers ----------------------------------------------------------------------------------
-
-
-def _missing(reason: str) -> None:
-    """Skip for want of a tool, or fail under CI, where ``make test`` installs every one."""
-    if os.environ.get("CI"):
-        pytest.fail(f"{reason}; make test installs it")
-    pytest.skip(reason)
 
 
 def _module(name: str, reason: str) -> ModuleType:
     try:
         return __import__(name)
     except ImportError:
-        _missing(reason)
+        missing(reason)
         raise
 
 
@@ -115,51 +102,6 @@ def _lumin_variables() -> set[str]:
     return names
 
 
-# A small reader of nginx's configuration language: directives, their arguments, blocks.
-
-
-@dataclass
-class Directive:
-    name: str
-    args: list[str]
-    block: list[Directive] | None = None
-
-    def all(self, name: str, *args: str) -> list[Directive]:
-        return [d for d in self.block or [] if d.name == name and d.args[: len(args)] == [*args]]
-
-    def one(self, name: str, *args: str) -> Directive:
-        found = self.all(name, *args)
-        assert len(found) == 1, f"{name} {' '.join(args)}: {len(found)} found"
-        return found[0]
-
-
-_TOKEN = re.compile(r"#[^\n]*|\"(?:\\.|[^\"])*\"|'(?:\\.|[^'])*'|[{};]|[^\s{};]+")
-
-
-def parse_nginx(text: str) -> Directive:
-    stack = [Directive("main", [], [])]
-    words: list[str] = []
-    for token in _TOKEN.findall(text):
-        if token.startswith("#"):
-            continue
-        if token == ";":
-            assert words, "an empty directive"
-            stack[-1].block.append(Directive(words[0], words[1:]))  # type: ignore[union-attr]
-            words = []
-        elif token == "{":
-            block = Directive(words[0], words[1:], [])
-            stack[-1].block.append(block)  # type: ignore[union-attr]
-            stack.append(block)
-            words = []
-        elif token == "}":
-            assert not words and len(stack) > 1, "an unbalanced }"
-            stack.pop()
-        else:
-            words.append(token.strip("\"'"))
-    assert len(stack) == 1 and not words, "an unclosed block"
-    return stack[0]
-
-
 def render_cluster_conf(text: str, node_ports: dict[int, int], listen_port: int) -> str:
     """cluster.conf with each node's service name:port replaced by a local port and nginx
     listening on 127.0.0.1, so it runs on this machine."""
@@ -171,37 +113,6 @@ def render_cluster_conf(text: str, node_ports: dict[int, int], listen_port: int)
     text, count = re.subn(r"\blisten\s+80\s*;", f"listen 127.0.0.1:{listen_port};", text)
     assert count == 1
     return text
-
-
-def nginx_main_conf(prefix: Path, cluster_conf: Path) -> str:
-    """A main nginx.conf that runs unprivileged in ``prefix``, in the foreground, as one
-    process (so ending it ends all of it), around the http-level cluster.conf."""
-    temp = {kind: prefix / kind for kind in ("body", "proxy", "fastcgi", "uwsgi", "scgi")}
-    for folder in temp.values():
-        folder.mkdir(exist_ok=True)
-    return f"""
-daemon off;
-master_process off;
-worker_processes 1;
-pid {prefix / "nginx.pid"};
-error_log {prefix / "error.log"} notice;
-events {{ worker_connections 256; }}
-http {{
-    access_log {prefix / "access.log"};
-    client_body_temp_path {temp["body"]};
-    proxy_temp_path {temp["proxy"]};
-    fastcgi_temp_path {temp["fastcgi"]};
-    uwsgi_temp_path {temp["uwsgi"]};
-    scgi_temp_path {temp["scgi"]};
-    include {cluster_conf};
-}}
-"""
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def dockerfile_instructions() -> list[tuple[str, str]]:
@@ -304,7 +215,7 @@ def compose_config() -> dict[str, Any]:
     yaml = _yaml()
     command = _compose_command()
     if command is None:
-        _missing(
+        missing(
             "neither docker-compose nor the docker compose plugin is installed"
             " (Debian: apt-get install -y docker-compose)"
         )
@@ -505,39 +416,11 @@ def test_k8s_routes_each_pods_public_url_to_that_pod(manifests: list[dict[str, A
 # --- nginx ------------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def nginx_bin() -> str:
-    found = shutil.which("nginx") or next(
-        (p for p in ("/usr/sbin/nginx",) if os.access(p, os.X_OK)), None
-    )
-    if found is None:
-        _missing("nginx is not installed (Debian: apt-get install -y nginx-light)")
-        raise AssertionError("unreachable")
-    return found
-
-
 def test_cluster_conf_headers_timeouts_and_routes() -> None:
-    server = parse_nginx(CLUSTER_CONF.read_text()).one("server")
-    headers = {d.args[0]: d.args[1] for d in server.all("proxy_set_header")}
-    assert headers["Host"] == "$http_host", "the port too: Lumin's same-origin check"
-    assert headers["Origin"] == "$http_origin"
-    assert headers["X-Forwarded-For"] == "$proxy_add_x_forwarded_for"
-    assert headers["Upgrade"] == "$http_upgrade"
-    assert headers["Connection"] == "$connection_upgrade"
-    assert server.one("proxy_http_version").args == ["1.1"]
-    locations = server.all("location")
-    for location in locations:
-        # A proxy_set_header in a location would drop every one set on the server.
-        assert not location.all("proxy_set_header"), location.args
-    sockets = [loc for loc in locations if loc.args[-1].endswith("/ws")]
-    assert [loc.args[-1] for loc in sockets] == ["/ws"] + [f"/node/{n}/ws" for n in NODES]
-    for location in sockets:
-        for timeout in ("proxy_read_timeout", "proxy_send_timeout"):
-            seconds = _seconds(location.one(timeout).args[0])
-            assert 3 * PING_SECONDS <= seconds <= 600, (location.args, timeout)
-    assert server.one("location", "/metrics").one("deny").args == ["all"]
-    assert server.one("location", "/").one("proxy_pass").args == ["http://lumin_any"]
     conf = parse_nginx(CLUSTER_CONF.read_text())
+    server = conf.one("server")
+    check_proxy_rules(server, ["/ws"] + [f"/node/{n}/ws" for n in NODES])
+    assert server.one("location", "/").one("proxy_pass").args == ["http://lumin_any"]
     assert conf.one("upstream", "lumin_any").all("least_conn")
 
 
@@ -545,15 +428,7 @@ def test_nginx_accepts_cluster_conf(nginx_bin: str, tmp_path: Path) -> None:
     rendered = tmp_path / "cluster.conf"
     ports = {number: 20000 + number for number in NODES}
     rendered.write_text(render_cluster_conf(CLUSTER_CONF.read_text(), ports, free_port()))
-    main = tmp_path / "nginx.conf"
-    main.write_text(nginx_main_conf(tmp_path, rendered))
-    done = subprocess.run(
-        [nginx_bin, "-t", "-p", str(tmp_path), "-c", str(main), "-e", str(tmp_path / "e.log")],
-        capture_output=True,
-        text=True,
-        timeout=30,
-        check=False,
-    )
+    done = nginx_test(nginx_bin, tmp_path, rendered)
     assert done.returncode == 0, done.stderr
     assert "test is successful" in done.stderr
 
@@ -571,51 +446,15 @@ class Cluster:
         return f"{scheme}://127.0.0.1:{self.nginx_port}{path}"
 
 
-def _wait_for_ready_line(process: subprocess.Popen[bytes], log: Path) -> int:
-    """The port a ``lumin serve --port 0`` says it listens on."""
-    deadline = time.monotonic() + WAIT
-    while time.monotonic() < deadline:
-        found = re.search(r"Lumin listening on ws://127\.0\.0\.1:(\d+)/ws", log.read_text())
-        if found:
-            return int(found.group(1))
-        if process.poll() is not None:
-            pytest.fail(f"lumin serve exited {process.returncode}:\n{log.read_text()}")
-        time.sleep(0.05)
-    pytest.fail(f"lumin serve did not listen within {WAIT} s:\n{log.read_text()}")
-
-
-def _wait_for_port(process: subprocess.Popen[bytes], port: int, log: Path) -> None:
-    deadline = time.monotonic() + WAIT
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            pytest.fail(f"nginx exited {process.returncode}:\n{log.read_text()}")
-        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.5):
-            return
-        time.sleep(0.05)
-    pytest.fail(f"nginx did not listen within {WAIT} s:\n{log.read_text()}")
-
-
 def _wait_for_registry(ports: dict[int, int]) -> None:
     """Wait until every node's ``/healthz`` lists all the nodes (heartbeats take a second)."""
     deadline = time.monotonic() + WAIT
     while time.monotonic() < deadline:
-        known = [json.loads(_get(f"http://127.0.0.1:{p}/healthz")[1]) for p in ports.values()]
+        known = [json.loads(get(f"http://127.0.0.1:{p}/healthz")[1]) for p in ports.values()]
         if all(health.get("nodes") == sorted(NODES.values()) for health in known):
             return
         time.sleep(0.1)
     pytest.fail(f"the nodes did not find each other within {WAIT} s: {known}")
-
-
-def _stop(processes: list[subprocess.Popen[bytes]]) -> None:
-    for process in processes:
-        if process.poll() is None:
-            process.terminate()
-    for process in processes:
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=5)
 
 
 @pytest.fixture(scope="module")
@@ -654,58 +493,21 @@ def cluster(
                 )
             processes.append(process)
             nodes[number] = (process, log)
-        ports = {n: _wait_for_ready_line(p, log) for n, (p, log) in nodes.items()}
+        ports = {n: wait_for_ready_line(p, log) for n, (p, log) in nodes.items()}
         _wait_for_registry(ports)
 
-        prefix = base / "nginx"
-        prefix.mkdir()
-        rendered = prefix / "cluster.conf"
-        rendered.write_text(render_cluster_conf(CLUSTER_CONF.read_text(), ports, listen))
-        main = prefix / "nginx.conf"
-        main.write_text(nginx_main_conf(prefix, rendered))
-        errors = prefix / "error.log"
-        errors.touch()
-        with (prefix / "stdout.log").open("wb") as out:
-            nginx = subprocess.Popen(
-                [nginx_bin, "-p", str(prefix), "-c", str(main), "-e", str(errors)],
-                stdin=subprocess.DEVNULL,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-            )
+        site = render_cluster_conf(CLUSTER_CONF.read_text(), ports, listen)
+        nginx, errors = start_nginx(nginx_bin, base / "nginx", site, listen)
         processes.append(nginx)
-        _wait_for_port(nginx, listen, errors)
         yield Cluster(listen, ports, [log for _, log in nodes.values()] + [errors])
     finally:
-        _stop(processes)
+        stop(processes)
         run_sync(reset_postgres(postgres_url))  # the worker's database is shared
         client = redis_client(redis_url)
         try:
             delete_prefix(client, prefix_key)
         finally:
             client.close()
-
-
-def _get(url: str) -> tuple[int, bytes]:
-    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-    try:
-        with opener.open(url, timeout=5) as answer:
-            return answer.status, answer.read()
-    except urllib.error.HTTPError as error:
-        return error.code, error.read()
-
-
-async def _hello(url: str, origin: str | None = None, token: str | None = None) -> dict[str, Any]:
-    """The first frame the server answers a ``hello`` with."""
-    hello: dict[str, Any] = {"type": "hello", "versions": [1], "name": "Ada", "id": 1}
-    if token is not None:
-        hello["token"] = token
-    async with connect(
-        url, origin=origin, proxy=None, open_timeout=5, close_timeout=2
-    ) as websocket:
-        await websocket.send(msgpack.packb(hello))
-        frame = await asyncio.wait_for(websocket.recv(), 5)
-    assert isinstance(frame, bytes), "Lumin answers in binary frames"
-    return dict(msgpack.unpackb(frame))
 
 
 async def _ask(url: str, token: str, request: dict[str, Any], origin: str) -> dict[str, Any]:
@@ -723,24 +525,24 @@ async def _ask(url: str, token: str, request: dict[str, Any], origin: str) -> di
 def test_http_through_nginx_reaches_every_node(cluster: Cluster) -> None:
     direct = set()
     for port in cluster.node_ports.values():
-        status, body = _get(f"http://127.0.0.1:{port}/healthz")
+        status, body, _ = get(f"http://127.0.0.1:{port}/healthz")
         assert status == 200
         direct.add(json.loads(body)["epoch"])
-        status, body = _get(f"http://127.0.0.1:{port}/readyz")
+        status, body, _ = get(f"http://127.0.0.1:{port}/readyz")
         assert (status, json.loads(body)["status"]) == (200, "ready")
     assert len(direct) == len(NODES)
     # Each node has its own epoch: nginx spreads /healthz over all three.
     seen = set()
     for _ in range(3 * len(NODES)):
-        status, body = _get(cluster.via_nginx("/healthz"))
+        status, body, _ = get(cluster.via_nginx("/healthz"))
         assert status == 200
         health = json.loads(body)
         assert health["status"] == "ok"
         seen.add(health["epoch"])
     assert seen == direct
-    status, _ = _get(cluster.via_nginx("/metrics"))
+    status, *_ = get(cluster.via_nginx("/metrics"))
     assert status == 403
-    status, _ = _get(f"http://127.0.0.1:{cluster.node_ports[1]}/metrics")
+    status, *_ = get(f"http://127.0.0.1:{cluster.node_ports[1]}/metrics")
     assert status == 200
 
 
@@ -748,7 +550,7 @@ async def test_each_node_route_reaches_that_node_alone(cluster: Cluster) -> None
     # A browser page served through nginx sends its origin, port included; Lumin's
     # same-origin default accepts it only if nginx passes the Host it was sent.
     origin = cluster.via_nginx("")
-    welcome = await _hello(cluster.via_nginx("/ws", "ws"), origin=origin)
+    welcome = await hello(cluster.via_nginx("/ws", "ws"), origin=origin)
     assert welcome["type"] == "welcome" and welcome["ref"] == 1
     for number, port in cluster.node_ports.items():
         # A room made on node N itself: through /node/N/ws its host resumes it there, and
@@ -795,7 +597,7 @@ async def test_a_game_through_nginx_with_a_player_sent_on_by_moved(cluster: Clus
 
 async def test_a_foreign_origin_is_refused_through_nginx(cluster: Cluster) -> None:
     with pytest.raises(InvalidStatus) as refused:
-        await _hello(cluster.via_nginx("/ws", "ws"), origin="https://elsewhere.example")
+        await hello(cluster.via_nginx("/ws", "ws"), origin="https://elsewhere.example")
     assert refused.value.response.status_code == 403
 
 

@@ -196,7 +196,7 @@ def test_the_service_unit_runs_with_settings_lumin_accepts(monkeypatch, tmp_path
     settings = _settings_from(monkeypatch, [], env)
     assert "127.0.0.1" in settings.trusted_proxies
     nginx = (ROOT / "deploy" / "nginx.conf").read_text()
-    assert nginx.count("X-Forwarded-For $proxy_add_x_forwarded_for") == 2
+    assert nginx.count("X-Forwarded-For $proxy_add_x_forwarded_for") == 1  # for every location
 
 
 def test_a_store_that_is_not_postgresql_is_refused_without_its_password(tmp_path: Path) -> None:

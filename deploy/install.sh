@@ -1,0 +1,47 @@
+#!/bin/sh
+# Install Lumin for deploy/lumin.service: `make install-service [PREFIX=/opt/lumin]` runs this
+# after building the browser client (docs/operating.md, "Running as a service").
+#
+#   deploy/install.sh PREFIX WEB_DIST
+#
+# PREFIX/.venv gets a fresh virtual environment holding the package from this checkout and
+# its runtime dependencies only: `pip install .`, not editable and without the [dev] extras,
+# so the service's environment has no pytest, ruff or mypy and does not change when the
+# checkout does. WEB_DIST (the built client, clients/web/dist) is copied to PREFIX/web; an
+# empty WEB_DIST skips it (the tests do). Run it as root: what it writes stays root's and is
+# only read by the service. Stop the service first and start it after: the venv is replaced.
+set -eu
+
+if [ $# -ne 2 ]; then
+    echo "usage: deploy/install.sh PREFIX WEB_DIST" >&2
+    exit 2
+fi
+prefix=$1
+web_dist=$2
+python=${PYTHON:-python3.11}
+checkout=$(cd "$(dirname "$0")/.." && pwd)
+
+if [ -n "$web_dist" ] && [ ! -f "$web_dist/index.html" ]; then
+    echo "install.sh: $web_dist/index.html is missing: build the client (make web-build)" >&2
+    exit 1
+fi
+
+mkdir -p "$prefix"
+# --clear: nothing of an earlier install (a `make setup` with its dev tools) survives.
+"$python" -m venv --clear "$prefix/.venv"
+# The wheel is built from a copy of the package's sources (as deploy/Dockerfile copies them):
+# an in-tree build would leave build/ in the checkout, and package whatever stale modules an
+# earlier build left there.
+build=$(mktemp -d)
+trap 'rm -rf "$build"' EXIT
+tar -C "$checkout" --exclude=clients/web --exclude=__pycache__ \
+    -cf - pyproject.toml README.md engine protocol server clients lumin | tar -C "$build" -xf -
+"$prefix/.venv/bin/python" -m pip install --quiet --no-cache-dir "$build"
+
+if [ -n "$web_dist" ]; then
+    rm -rf "$prefix/web.new"
+    cp -R "$web_dist" "$prefix/web.new"
+    rm -rf "$prefix/web"
+    mv "$prefix/web.new" "$prefix/web"
+fi
+echo "Lumin installed in $prefix: $prefix/.venv/bin/lumin${web_dist:+, the browser client in $prefix/web}"
