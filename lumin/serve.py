@@ -230,9 +230,7 @@ def _run_workers(count: int, flags: dict[str, Any]) -> None:
         each = flags | {"port": flags["port"] + i, "node_id": f"{base}-{i}", "admin_token": None}
         command = [sys.executable, "-m", "lumin.cli", "serve", *_command_line(each)]
         token = {"LUMIN_ADMIN_TOKEN": flags["admin_token"]} if flags["admin_token"] else {}
-        workers.append(
-            subprocess.Popen(command, stdin=subprocess.DEVNULL, env=os.environ | token)
-        )
+        workers.append(subprocess.Popen(command, stdin=subprocess.DEVNULL, env=os.environ | token))
 
     def pass_on(signum: int, _: Any) -> None:
         for worker in workers:

@@ -100,7 +100,7 @@ def check_proxy_rules(server: Directive, sockets: list[str]) -> None:
     """What a ``server`` block in front of Lumin must do: pass the headers Lumin's checks read
     (``Host`` with its port: the same-origin check compares ``Origin`` with it) on every
     proxied request, wait well past Lumin's pings on each websocket location of ``sockets``,
-    and deny ``/metrics``."""
+    and deny ``/metrics`` and the admin API."""
     headers = {d.args[0]: d.args[1] for d in server.all("proxy_set_header")}
     assert headers["Host"] == "$http_host", "the port too: Lumin's same-origin check"
     assert headers["Origin"] == "$http_origin"
@@ -120,6 +120,7 @@ def check_proxy_rules(server: Directive, sockets: list[str]) -> None:
             seconds = float(location.one(timeout).args[0].removesuffix("s"))
             assert 3 * PING_SECONDS <= seconds <= 600, (location.args, timeout)
     assert server.one("location", "/metrics").one("deny").args == ["all"]
+    assert server.one("location", "/api/admin/").one("deny").args == ["all"]
 
 
 def nginx_test(nginx_bin: str, prefix: Path, site_conf: Path) -> subprocess.CompletedProcess[str]:

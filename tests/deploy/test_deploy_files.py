@@ -406,6 +406,7 @@ def test_k8s_routes_each_pods_public_url_to_that_pod(manifests: list[dict[str, A
     assert services[routes["/ws"]]["spec"]["selector"] == {"app.kubernetes.io/name": name}
     assert services[routes["/"]]["spec"]["selector"] == {"app.kubernetes.io/name": name}
     assert "selector" not in services[routes["/metrics"]]["spec"], "nothing behind /metrics"
+    assert routes["/api/admin/"] == routes["/metrics"], "nor behind the admin API"
     for index in range(replicas):
         pod = f"{name}-{index}"
         (path,) = [p for p in routes if p.startswith(f"/node/{pod}/ws")]
@@ -541,6 +542,8 @@ def test_http_through_nginx_reaches_every_node(cluster: Cluster) -> None:
         seen.add(health["epoch"])
     assert seen == direct
     status, *_ = get(cluster.via_nginx("/metrics"))
+    assert status == 403
+    status, *_ = get(cluster.via_nginx("/api/admin/rooms"))
     assert status == 403
     status, *_ = get(f"http://127.0.0.1:{cluster.node_ports[1]}/metrics")
     assert status == 200

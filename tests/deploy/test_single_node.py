@@ -236,6 +236,8 @@ def test_https_through_nginx_conf(node: Node) -> None:
     assert (status, body) == (200, b"<title>Lumin</title>")
     status, *_ = get(node.https("/metrics"), context)
     assert status == 403
+    status, *_ = get(node.https("/api/admin/rooms"), context)
+    assert status == 403, "the admin API is not on the public name"
     status, *_ = get(f"http://127.0.0.1:{node.lumin_port}/metrics")
     assert status == 200, "Prometheus scrapes Lumin itself"
     # HTTP/2 is offered to browsers (websockets stay on HTTP/1.1 connections of their own).
