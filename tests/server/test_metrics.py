@@ -23,9 +23,12 @@ from clients.sdk import LuminClient, ServerError, bot, human
 from protocol.codec import encode
 from protocol.messages import Hello
 from server.app import LuminServer
+from server.config import Settings
 from server.metrics import LOOP_LAG_INTERVAL, LoopHistogram, Metrics, lumin_version
 from server.store import EventStore
+from tests.server.conftest import TEST_LIMITS
 from tests.server.test_play import play_seat
+from tests.server.test_store_contract import reset_postgres
 
 
 def _samples(text: bytes, name: str) -> list[str]:
@@ -177,3 +180,21 @@ async def test_every_series_is_documented(server: LuminServer, connect) -> None:
         name for name in families if name not in documented and f"{name}_total" not in documented
     ]
     assert not missing, f"not in docs/operating.md, Metrics: {missing}"
+
+
+async def test_on_postgresql_commits_are_observed_and_there_is_no_wal_gauge(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    await reset_postgres(postgres_url)
+    settings = Settings(port=0, data=tmp_path / "unused", store=postgres_url, **TEST_LIMITS)
+    lumin = LuminServer(settings)
+    await lumin.start()
+    try:
+        ada = await LuminClient.connect(f"ws://127.0.0.1:{lumin.port}/ws", "Ada")
+        await ada.create_room("flip_over_frog", seats=[human(), human()], sit=0)
+        await ada.close()
+        text = await _scrape(lumin.port)
+    finally:
+        await lumin.stop()
+    assert _value(text, "lumin_store_commit_seconds_count") >= 1
+    assert "lumin_store_wal_bytes" not in text
