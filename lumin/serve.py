@@ -18,7 +18,7 @@ from typing import Any
 
 import click
 
-from server.config import LOG_LEVELS, Settings
+from server.config import LOG_FORMATS, LOG_LEVELS, Settings
 
 __all__ = ["serve"]
 
@@ -190,8 +190,14 @@ _FLAGS = [
     _option(
         "log-level",
         click.Choice(LOG_LEVELS, case_sensitive=False),
-        "The lowest level logged.",
+        "The lowest level logged (debug adds a line per request).",
         default="info",
+    ),
+    _option(
+        "log-format",
+        click.Choice(LOG_FORMATS, case_sensitive=False),
+        "Standard error as JSON lines (json) or as lines for a person to read (console).",
+        default="json",
     ),
 ]
 
@@ -257,9 +263,10 @@ def serve(workers: int, **flags: Any) -> None:
     """Run the Lumin server (SQLite in the data folder, one process) until SIGTERM."""
     from server import eventloop
     from server.app import StartupError, run
-    from server.logs import configure_logging
+    from server.logs import configure_logging, get_logger
 
     level = flags.pop("log_level")
+    log_format = flags.pop("log_format").lower()
     flags["origins"] = tuple(flags["origins"])
     flags["trusted_proxies"] = tuple(flags["trusted_proxies"])
     try:
@@ -268,15 +275,14 @@ def serve(workers: int, **flags: Any) -> None:
         raise click.BadParameter(str(error)) from None
     if workers > 1:
         _check_workers(settings)
-        _run_workers(workers, flags | {"log_level": level})
+        _run_workers(workers, flags | {"log_level": level, "log_format": log_format})
         return
-    configure_logging(level.lower())
-
-    def ready(server: Any) -> None:
-        click.echo(f"Lumin listening on ws://{settings.host}:{server.port}/ws", err=True)
-
+    configure_logging(level.lower(), json=log_format == "json")
     try:
-        eventloop.run(run(settings, ready), settings.loop)
+        eventloop.run(run(settings), settings.loop)  # the server logs ``listening``
     except StartupError as error:
-        click.echo(f"lumin serve: {error}", err=True)
+        if log_format == "json":  # standard error stays JSON lines, this one included
+            get_logger("lumin.serve").error("startup_failed", error=str(error))
+        else:
+            click.echo(f"lumin serve: {error}", err=True)
         raise SystemExit(1) from None

@@ -34,6 +34,7 @@ from server.client import Client
 from server.config import Settings
 from server.errors import Refused
 from server.hub import Hub
+from server.logs import banned, seat_kicked
 from server.replay import log_document
 from server.room import Room
 from server.store import Ban
@@ -246,8 +247,7 @@ class AdminApi:
         reason = _reason(query)
 
         async def close(room: Room) -> Answer:
-            await room.call(lambda: room.close_by_operator(reason))
-            log.info("room_closed_by_operator", room=room.id, reason=reason)
+            await room.call(lambda: room.close_by_operator(reason))  # logs room_closed
             return 200, {"room": room.id, "status": "aborted", "reason": reason}
 
         return close
@@ -259,7 +259,7 @@ class AdminApi:
         async def kick(room: Room) -> Answer:
             user = await room.call(lambda: room.kick_by_operator(seat, reason))
             slot = room.seats[seat]
-            log.info("seat_kicked", room=room.id, seat=seat, kicked=user, by="operator")
+            seat_kicked(room.id, seat, user, by="operator", said=reason, bot=slot.bot)
             return 200, {"room": room.id, "seat": seat, "user": user, "bot": slot.bot}
 
         return kick
@@ -381,8 +381,11 @@ class AdminApi:
         closed = self._enforce() if banning else 0
         others, unreachable = await self._everywhere("POST", target)
         closed += sum(int(body.get("closed", 0)) for body in others)
-        log.info("banned" if banning else "unbanned", kind=kind, value=value, reason=reason,
-                 closed=closed)  # fmt: skip
+        if banning:
+            who = {"user": value} if kind == "identity" else {"address": value}
+            banned(by="operator", reason=reason, closed=closed, **who)
+        else:
+            log.info("unbanned", kind=kind, value=value, by="operator")
         answer: dict[str, Any] = {"banned" if banning else "unbanned": _ban(ban)}
         if banning:
             answer["closed"] = closed

@@ -75,6 +75,9 @@ class LuminServer:
                 self.lock.release()
                 reason = getattr(error, "strerror", None) or str(error)
                 raise StartupError(f"cannot use data folder {settings.data}: {reason}") from None
+        self.store.observe_commit = self.metrics.store_commit.observe
+        if isinstance(self.store, EventStore):
+            self.metrics.watch_wal(self.store.path)
         self.hub = Hub(settings, self.store, self.metrics)
         if isinstance(self.store, PostgresStore):
             node = settings.node_id or f"node-{secrets.token_hex(3)}"
@@ -84,6 +87,7 @@ class LuminServer:
         self.limits = self.hub.limits
         self.server: Server | None = None
         self._housekeeping: asyncio.Task[None] | None = None
+        self._loop_lag: asyncio.Task[None] | None = None
         self.recovered = 0
         self.store_open = False
         #: Every open connection, and how many each client address holds.
@@ -121,13 +125,21 @@ class LuminServer:
             await self._join_cluster(listening.getsockname()[1])
         if self.hub.ownership is not None:  # renewing from the first claim of the recovery
             self.hub.ownership.start()
+        rebuilding = time.perf_counter()
         self.recovered = await self.hub.recover()
         if self.hub.ownership is not None:
             self.hub.ownership.claiming = True
-        log.info("recovered", rooms=self.recovered, seconds=round(time.perf_counter() - started, 3))
+        rebuilt = time.perf_counter() - rebuilding
+        self.metrics.recovery_seconds.set(rebuilt)
+        self.metrics.recovered_rooms.set(self.recovered)
+        log.info("recovered", rooms=self.recovered, rebuild_seconds=round(rebuilt, 3),
+                 seconds=round(time.perf_counter() - started, 3))  # fmt: skip
         self.server = await self._listen(listening)
         self._housekeeping = asyncio.create_task(self.hub.housekeeping())
-        log.info("listening", host=self.settings.host, port=self.port)
+        self._loop_lag = asyncio.create_task(self.metrics.watch_loop())
+        host = f"[{self.settings.host}]" if ":" in self.settings.host else self.settings.host
+        log.info("listening", host=self.settings.host, port=self.port,
+                 url=f"ws://{host}:{self.port}/ws")  # fmt: skip
 
     async def _join_cluster(self, port: int) -> None:
         """Enter the cluster's registry at this node's public URL, with its load and rooms."""
@@ -185,10 +197,18 @@ class LuminServer:
         self.clients.add(client)
         self.per_address[client.address] += 1
         self.metrics.connections.inc()
-        structlog.contextvars.bind_contextvars(connection=socket.id.hex[:8])
+        self.metrics.connections_opened.inc()
+        structlog.contextvars.bind_contextvars(connection=client.connection)
+        log.info("connection_opened", address=client.address)
+        opened = time.monotonic()
         try:
             await client.serve()
         finally:
+            code, reason, by = _closing(socket)
+            cause = client.closed_for or _CLOSE_CAUSES.get(code, "other")
+            self.metrics.connections_closed.labels(cause).inc()
+            log.info("connection_closed", user=client.user or None, code=code, reason=reason,
+                     by=by, cause=cause, seconds=round(time.monotonic() - opened, 3))  # fmt: skip
             self.clients.discard(client)
             self.per_address[client.address] -= 1
             if not self.per_address[client.address]:
@@ -199,6 +219,8 @@ class LuminServer:
         """Graceful shutdown: stop accepting, finish appends, close connections with 1001."""
         if self._housekeeping is not None:
             self._housekeeping.cancel()
+        if self._loop_lag is not None:
+            self._loop_lag.cancel()
         if self.server is not None:
             self.server.close(close_connections=False)
         ownership = self.hub.ownership
@@ -294,3 +316,31 @@ async def run(settings: Settings, ready: Callable[[LuminServer], None] | None = 
     await stop
     log.info("shutting_down")
     await server.stop()
+    log.info("stopped")
+
+
+#: ``lumin_connections_closed_total``'s ``reason`` for each close code (others: ``other``);
+#: the server's own reasons for a 1008 (``flood``, ``slow``) come from the connection.
+_CLOSE_CAUSES = {
+    1000: "normal",
+    1001: "going_away",
+    1002: "protocol",
+    1003: "protocol",
+    1006: "abnormal",
+    1007: "protocol",
+    1008: "policy",
+    1009: "too_large",
+    1011: "internal",
+}
+
+
+def _closing(socket: ClientSocket) -> tuple[int, str, str | None]:
+    """How a connection closed: the close frame's code and reason, and ``by`` whom (the side
+    that sent the first close frame: ``server`` or ``client``; ``None`` and 1006 when the TCP
+    connection ended without one)."""
+    sent, received = socket.protocol.close_sent, socket.protocol.close_rcvd
+    if sent is not None and (received is None or not socket.protocol.close_rcvd_then_sent):
+        return sent.code, sent.reason, "server"
+    if received is not None:
+        return received.code, received.reason, "client"
+    return 1006, "", None

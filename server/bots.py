@@ -10,6 +10,7 @@ clock, a connected person who takes too long has one move made for them.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import math
 import random
 import time
@@ -20,6 +21,7 @@ import structlog
 
 from engine.core import Bot, Game, Rejected, chance, expand_legal, to_wire
 from server.config import Settings
+from server.metrics import Metrics
 
 __all__ = ["BotRoom", "BotSeats"]
 
@@ -60,7 +62,13 @@ class _Driver:
     """One bot playing one seat of one room."""
 
     def __init__(
-        self, room: BotRoom, seat: int, kind: str, delay: float, once: bool = False
+        self,
+        room: BotRoom,
+        seat: int,
+        kind: str,
+        delay: float,
+        once: bool = False,
+        metrics: Metrics | None = None,
     ) -> None:
         self.room = room
         self.seat = seat
@@ -75,10 +83,17 @@ class _Driver:
         self.refusals = 0
         self.changed = asyncio.Event()
         self.changed.set()
-        self.task = asyncio.create_task(self._run(), name=f"bot-{room.id}-{seat}")
+        #: ``lumin_bot_think_seconds`` of this game and bot kind, looked up once.
+        self.think = metrics.bot_think.labels(room.game.id, kind) if metrics else None
+        # A context of its own: whoever's request started the bot is not the bot.
+        self.task = asyncio.create_task(
+            self._run(), name=f"bot-{room.id}-{seat}", context=contextvars.Context()
+        )
 
     async def _run(self) -> None:
-        structlog.contextvars.bind_contextvars(room=self.room.id, seat=self.seat, bot=self.kind)
+        structlog.contextvars.bind_contextvars(
+            room=self.room.id, game=self.room.game.id, seat=self.seat, bot=self.kind
+        )
         while self.room.status == "playing" and not self.room.closed:
             try:
                 if await self._step():
@@ -101,7 +116,10 @@ class _Driver:
         if not options:
             return False
         now = time.time()
+        thinking = time.perf_counter()
         action = self.bot.act(room.view_for(self.seat), options, now)
+        if self.think is not None:
+            self.think.observe(time.perf_counter() - thinking)
         if action is None:
             return False
         wait = max(0.0, action.at - now) or self.delay
@@ -134,8 +152,9 @@ class BotSeats:
     """Every bot task of the server, by room and seat, paced by the settings' ``bot_delay``;
     a seated person gone past the ``grace`` period gets a stand-in."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, metrics: Metrics | None = None) -> None:
         self.settings = settings
+        self.metrics = metrics
         self.drivers: dict[tuple[str, int], _Driver] = {}
         #: The same drivers by room, so a room's command touches only its own bots.
         self.by_room: dict[str, dict[int, _Driver]] = {}
@@ -146,7 +165,7 @@ class BotSeats:
         key = (room.id, seat)
         if key in self.drivers and not self.drivers[key].task.done():
             return
-        driver = _Driver(room, seat, kind, self.settings.bot_delay, once)
+        driver = _Driver(room, seat, kind, self.settings.bot_delay, once, self.metrics)
         self.drivers[key] = driver
         self.by_room.setdefault(room.id, {})[seat] = driver
 
@@ -207,7 +226,7 @@ class BotSeats:
                 raise ValueError(f"room {room.id}: the turn clock {limit!r} is not a time")
             left = max(0.0, left)
             handle = asyncio.get_running_loop().call_later(
-                left, self._clock_ran_out, room, seat, since
+                left, self._clock_ran_out, room, seat, since, context=contextvars.Context()
             )
             self.clocks[key] = (since, handle)
 
@@ -228,7 +247,7 @@ class BotSeats:
         if key in self.grace or (driver is not None and not driver.task.done() and not driver.once):
             return
         self.grace[key] = asyncio.get_running_loop().call_later(
-            self.settings.grace, self._grace_over, room, seat
+            self.settings.grace, self._grace_over, room, seat, context=contextvars.Context()
         )
 
     def _grace_over(self, room: BotRoom, seat: int) -> None:

@@ -22,7 +22,7 @@ from protocol.codec import Limits, Peek, decode, encode_refusal, peek
 from protocol.connection import InvalidState, ServerConnection
 from protocol.connection import State as ConnectionState
 from protocol.errors import ErrorCode, ProtocolError
-from protocol.messages import Act, Bye, Error, Message, Moved
+from protocol.messages import Act, Bye, Error, Hello, Message, Moved
 from protocol.versions import MOVED_VERSION
 from server.config import Settings
 from server.errors import Refused
@@ -58,6 +58,11 @@ class Client:
         self.name = ""
         self.address = socket.address
         self.opened = time.time()
+        #: This connection in log lines (``connection``): its id's first 8 hex digits.
+        self.connection = socket.id.hex[:8]
+        #: Why the server closed the connection, when it did for a reason of its own
+        #: (``flood``, ``slow``, ``version``): ``lumin_connections_closed_total``'s reason.
+        self.closed_for: str | None = None
         #: Whose rate limit this connection's messages count against: its own until
         #: ``hello``, then its identity's, shared by every connection of that identity.
         self.person = "c" + socket.id.hex
@@ -111,8 +116,9 @@ class Client:
         waiting = write_frames(self.socket, frames)
         if waiting is not None and waiting > self.settings.send_buffer:
             self.dropped = True
+            self.closed_for = "slow"
             self.hub.metrics.dropped.inc()
-            log.info("slow_client_dropped", user=self.user)
+            log.info("slow_client_dropped", user=self.user, unsent=waiting)
             drop(self.socket, 1008, "too slow: unsent data passed the limit", grace=0.0)
 
     # -- receiving ------------------------------------------------------------------------------
@@ -214,6 +220,8 @@ class Client:
             self.hub.metrics.protocol_errors.labels(ErrorCode.RATE_LIMITED.value).inc()
             self._refuse_flood(frame)
             if self.floods > FLOOD_CLOSE * self.settings.burst:
+                self.closed_for = "flood"
+                self.hub.metrics.refused_connections.labels("flood").inc()
                 log.info("flood_closed", user=self.user, address=self.address)
                 self._write()  # what was said before the close goes out first
                 drop(self.socket, 1008, "flooding")
@@ -236,8 +244,19 @@ class Client:
         for event in self.conn.events_received():
             if isinstance(event, ProtocolError):
                 self.hub.metrics.protocol_errors.labels(event.code.value).inc()
+                if event.code is ErrorCode.UNSUPPORTED_VERSION:
+                    self.closed_for = "version"
+                    self.hub.metrics.refused_connections.labels("version").inc()
+                    log.info("hello_refused", reason="version", detail=event.message)
             else:
+                started = time.perf_counter()
                 await handle(self, event)
+                # Dropped at once below debug (structlog's filtering logger).
+                log.debug("request", type=event.TYPE, room=getattr(event, "room", None),
+                          seconds=round(time.perf_counter() - started, 6))  # fmt: skip
+                if type(event) is Hello and self.user:
+                    log.info("greeted", user=self.user, name=self.name,
+                             version=self.conn.version, client=event.client)  # fmt: skip
         self._flush()
         return not self.conn.close_expected()
 
@@ -273,13 +292,21 @@ class Client:
             return True
         if answer is not None:
             self.inflight.add(answer)
-            answer.add_done_callback(functools.partial(self._acted, request))
+            answer.add_done_callback(functools.partial(self._acted, request, time.perf_counter()))
         return True
 
-    def _acted(self, request: Act, answer: asyncio.Future[Any]) -> None:
+    def _acted(self, request: Act, started: float, answer: asyncio.Future[Any]) -> None:
         """An act taken at the socket has its answer: a room's refusal is sent here (the
         rules' and the room's own answers were sent by the room)."""
         self.inflight.discard(answer)
+        log.debug(
+            "request",
+            type=Act.TYPE,
+            room=request.room,
+            user=self.user,
+            connection=self.connection,
+            seconds=round(time.perf_counter() - started, 6),
+        )
         if answer.cancelled():
             return
         error = answer.exception()

@@ -15,10 +15,12 @@ from typing import Any
 
 import attrs
 
-__all__ = ["LOG_LEVELS", "Settings", "shown_url"]
+__all__ = ["LOG_FORMATS", "LOG_LEVELS", "Settings", "shown_url"]
 
 #: The ``--log-level`` choices.
 LOG_LEVELS = ("debug", "info", "warning", "error")
+#: The ``--log-format`` choices: JSON lines (for a log collector) or console lines (a person).
+LOG_FORMATS = ("json", "console")
 
 
 def _within(

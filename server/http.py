@@ -18,6 +18,7 @@ import time
 import urllib.parse
 from http import HTTPStatus
 
+import structlog
 from websockets.asyncio.server import ServerConnection as Socket
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
@@ -33,6 +34,8 @@ from server.static import StaticFiles
 from server.transport import ClientSocket
 
 __all__ = ["READY_TIMEOUT", "HttpRoutes", "response"]
+
+log = structlog.get_logger("lumin.http")
 
 #: Seconds ``/readyz`` waits for the store's write before it says "not ready".
 READY_TIMEOUT = 2.0
@@ -130,17 +133,17 @@ class HttpRoutes:
         connection.budget = 4 * self.settings.max_frame
         origin = request.headers.get("Origin")
         if not self.origin_allowed(origin, request.headers.get("Host")):
-            self.metrics.refused_connections.labels("origin").inc()
+            self._refused("origin", address, origin=origin)
             body = f"Origin {origin} is not allowed to open a Lumin connection.\n"
             return response(HTTPStatus.FORBIDDEN, body.encode(), "text/plain")
         ban = self.hub.bans.of_address(address)
         if ban is not None:
-            self.metrics.refused_connections.labels("banned").inc()
+            self._refused("banned", address, ban=ban.kind)
             body = f"{banned_sentence(ban)}\n"
             return response(HTTPStatus.FORBIDDEN, body.encode(), "text/plain")
         held = self.per_address[address]
         if held >= self.settings.connections_per_address:
-            self.metrics.refused_connections.labels("connections_per_address").inc()
+            self._refused("connections_per_address", address, open=held)
             body = (
                 f"Too many connections from {address}: {held} are open, at most"
                 f" {self.settings.connections_per_address}; close one first.\n"
@@ -148,7 +151,7 @@ class HttpRoutes:
             return response(HTTPStatus.TOO_MANY_REQUESTS, body.encode(), "text/plain")
         wait = self.hub.limits.connect(address, time.monotonic())
         if wait > 0:
-            self.metrics.refused_connections.labels("connect_rate").inc()
+            self._refused("connect_rate", address, retry_after=math.ceil(wait))
             body = (
                 f"Too many new connections from {address}: at most"
                 f" {self.settings.connect_rate:g} per second (bursts of"
@@ -164,6 +167,11 @@ class HttpRoutes:
         ``X-Forwarded-For`` names."""
         peer = connection.remote_address[0] if connection.remote_address else ""
         return client_address(peer, request.headers.get_all("X-Forwarded-For"), self.proxies)
+
+    def _refused(self, reason: str, address: str, **fields: object) -> None:
+        """Count and log (``handshake_refused``) a websocket upgrade refused for ``reason``."""
+        self.metrics.refused_connections.labels(reason).inc()
+        log.info("handshake_refused", reason=reason, address=address, **fields)
 
     async def _log(self, room_id: str, request: Request) -> Response:
         """A finished game's log; a private game's needs ``?code=`` or a player's token

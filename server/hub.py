@@ -61,7 +61,7 @@ class Hub:
         self.epoch = secrets.token_hex(8)
         self.rooms: dict[str, Room] = {}
         self.lobby: set[Peer] = set()
-        self.bots = BotSeats(settings)
+        self.bots = BotSeats(settings, metrics)
         #: In a cluster (the PostgreSQL store), this node's room leases; set by the server.
         self.ownership: Ownership | None = None
         #: With Redis, this node's registry, hints and the cluster's lobby; set by the server.
@@ -161,6 +161,7 @@ class Hub:
         for who, count, setting in caps:
             cap = getattr(self.settings, setting)
             if count >= cap:
+                self.metrics.limit_refusals.labels(setting).inc()
                 raise Refused(
                     ErrorCode.TOO_MANY_ROOMS,
                     f"{who} {count} open rooms, the most this server allows ({cap}); finish"
@@ -269,6 +270,8 @@ class Hub:
                 self.ownership.store.create_lease(row.id, self.ownership.node, self.ownership.ttl),
             )
         self._register(room)
+        log.info("room_created", room=row.id, game=game.id, host=host, private=private,
+                 seats=[seat.kind for seat in seats])  # fmt: skip
         return room, stored
 
     def _register(self, room: Room) -> None:
@@ -665,7 +668,6 @@ class Hub:
         for room in list(self.rooms.values()):
             idle = now - room.touched
             if room.status == "waiting" and not room.peers and idle > self.settings.idle_expiry:
-                log.info("room_expired", room=room.id)
                 self.store.update_room(room.id, epoch=room.lease_epoch, status="expired")
                 self.spawn(room.call(room.expire))
             elif room.status == "finished" and not room.peers and idle > 600:

@@ -1,16 +1,52 @@
-"""Prometheus metrics of the server, served at ``/metrics``."""
+"""Prometheus metrics of the server, served at ``/metrics``.
+
+Each server has its own registry: Lumin's series, the process's (CPU, memory, open files),
+the garbage collector's and the platform's, and ``lumin_build_info``. Counters carry no
+``_created`` series (:func:`prometheus_client.disable_created_metrics`, process-wide).
+``docs/operating.md`` ("Metrics") describes every series and what to alert on.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import bisect
+import importlib.metadata
 import math
+import os
+import platform
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, generate_latest
-from prometheus_client.core import HistogramMetricFamily
+from prometheus_client import (
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    GCCollector,
+    Histogram,
+    PlatformCollector,
+    ProcessCollector,
+    disable_created_metrics,
+    generate_latest,
+)
+from prometheus_client.core import GaugeMetricFamily, HistogramMetricFamily
 from prometheus_client.utils import floatToGoString
 
-__all__ = ["LoopHistogram", "Metrics"]
+__all__ = ["LOOP_LAG_INTERVAL", "LoopHistogram", "Metrics", "WalSize", "lumin_version"]
+
+# A counter's ``_created`` series doubles every counter's exposition and says nothing an
+# operator uses (the process start time does).
+disable_created_metrics()
+
+#: Seconds between two wake-ups of the event loop's lag probe (:meth:`Metrics.watch_loop`).
+LOOP_LAG_INTERVAL = 0.25
+
+
+def lumin_version() -> str:
+    """The installed ``lumin`` distribution's version (``unknown`` when it is not installed)."""
+    try:
+        return importlib.metadata.version("lumin")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
 
 
 class LoopHistogram:
@@ -48,11 +84,41 @@ class LoopHistogram:
         )
 
 
+class WalSize:
+    """The ``lumin_store_wal_bytes`` gauge: the size of an SQLite database's write-ahead log
+    (its ``-wal`` file), read when ``/metrics`` is scraped; 0 while there is none."""
+
+    def __init__(self, database: Path, registry: CollectorRegistry) -> None:
+        self.wal = Path(f"{database}-wal")
+        registry.register(self)
+
+    def collect(self) -> Iterator[GaugeMetricFamily]:
+        try:
+            size = os.stat(self.wal).st_size
+        except OSError:
+            size = 0
+        yield GaugeMetricFamily(
+            "lumin_store_wal_bytes",
+            "Bytes in the SQLite store's write-ahead log, not yet copied into the database",
+            value=size,
+        )
+
+
 class Metrics:
     """One registry per server, so tests can run several servers in a process."""
 
     def __init__(self) -> None:
         self.registry = CollectorRegistry()
+        ProcessCollector(registry=self.registry)
+        GCCollector(registry=self.registry)
+        PlatformCollector(registry=self.registry)
+        self.build_info = Gauge(
+            "lumin_build_info",
+            "Always 1: the Lumin version and the Python version this server runs",
+            ["version", "python"],
+            registry=self.registry,
+        )
+        self.build_info.labels(lumin_version(), platform.python_version()).set(1)
         self.rooms = Gauge(
             "lumin_rooms", "Rooms in memory by state", ["state"], registry=self.registry
         )
@@ -103,10 +169,74 @@ class Metrics:
         )
         self.refused_connections = Counter(
             "lumin_refused_connections_total",
-            "Websocket handshakes refused, by reason",
+            "Connections refused, by reason: at the websocket handshake (origin,"
+            " connections_per_address, connect_rate), at hello (version), or closed for"
+            " flooding (flood)",
             ["reason"],
             registry=self.registry,
         )
+        self.limit_refusals = Counter(
+            "lumin_limit_refusals_total",
+            "Requests refused by a per-person or per-address limit, by limit",
+            ["limit"],
+            registry=self.registry,
+        )
+        self.connections_opened = Counter(
+            "lumin_connections_opened_total",
+            "Websocket connections opened (past the handshake)",
+            registry=self.registry,
+        )
+        self.connections_closed = Counter(
+            "lumin_connections_closed_total",
+            "Websocket connections closed, by reason (the close code's class, or what the"
+            " server closed it for)",
+            ["reason"],
+            registry=self.registry,
+        )
+        self.loop_lag = LoopHistogram(
+            "lumin_event_loop_lag_seconds",
+            "How late the event loop wakes a sleep: the wait of everything ready to run",
+            buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5),
+            registry=self.registry,
+        )
+        self.recovery_seconds = Gauge(
+            "lumin_recovery_seconds",
+            "Seconds the last start-up spent rebuilding rooms from the store",
+            registry=self.registry,
+        )
+        self.recovered_rooms = Gauge(
+            "lumin_recovered_rooms",
+            "Rooms the last start-up rebuilt and set going",
+            registry=self.registry,
+        )
+        # prometheus_client's Histogram takes a lock, so the SQLite writer thread (fsync
+        # durability) may observe it too; one observation per batch, not per command.
+        self.store_commit = Histogram(
+            "lumin_store_commit_seconds",
+            "Time one batch of store writes took to commit (one transaction)",
+            buckets=(0.0001, 0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5),
+            registry=self.registry,
+        )
+        self.bot_think = Histogram(
+            "lumin_bot_think_seconds",
+            "Time a bot took to choose one move, by game and bot kind",
+            ["game", "kind"],
+            buckets=(0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5),
+            registry=self.registry,
+        )
+
+    def watch_wal(self, database: Path) -> None:
+        """Export the size of ``database``'s write-ahead log (the SQLite store)."""
+        WalSize(database, self.registry)
+
+    async def watch_loop(self, interval: float = LOOP_LAG_INTERVAL) -> None:
+        """Forever: sleep ``interval`` and count how late the loop woke this task (its lag:
+        what any callback that becomes ready now waits before it runs)."""
+        loop = asyncio.get_running_loop()
+        while True:
+            due = loop.time() + interval
+            await asyncio.sleep(interval)
+            self.loop_lag.observe(max(0.0, loop.time() - due))
 
     def render(self) -> bytes:
         """The text exposition format."""

@@ -249,6 +249,8 @@ class PostgresStore:
         self.batches = 0
         self.appended = 0
         self.commit_seconds = 0.0
+        #: Told each batch's commit time, in seconds (``lumin_store_commit_seconds``).
+        self.observe_commit: Callable[[float], None] | None = None
         self._pool: asyncpg.Pool | None = None
         self._pending: list[tuple[_Write, asyncio.Future[None]]] = []
         self._flushing: asyncio.Task[None] | None = None
@@ -348,7 +350,10 @@ class PostgresStore:
                                     await write(connection)
                             except Exception as failure:
                                 errors[index] = _named(failure)
-                self.commit_seconds += asyncio.get_running_loop().time() - started
+                elapsed = asyncio.get_running_loop().time() - started
+                self.commit_seconds += elapsed
+                if self.observe_commit is not None:
+                    self.observe_commit(elapsed)
                 self.batches += 1
                 self.appended += len(batch)
                 for (_, future), error in zip(batch, errors, strict=True):

@@ -17,10 +17,12 @@ through :class:`RoomHost`.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import time
 from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from typing import Any, Protocol, TypeVar
 
+import attrs
 import structlog
 
 from engine.core import (
@@ -54,7 +56,8 @@ from server.chat import Chat
 from server.config import Settings
 from server.errors import Refused
 from server.fanout import Fanout, Viewer
-from server.mailbox import Mailbox, Work
+from server.logs import room_closed, seat_kicked
+from server.mailbox import Delivery, Mailbox, Work
 from server.metrics import Metrics
 from server.resume import plan_resume
 from server.seats import Seat, check_start, join_kind, seat_of, seat_specs
@@ -214,6 +217,8 @@ class Room:
         self._commands = host.metrics.commands.labels(game.id)  # looked up once, not per command
         self._mailbox = Mailbox()
         self._task: asyncio.Task[None] | None = None
+        #: The log context bound in the room's task for the request it runs (see _acting).
+        self._asker: dict[str, Any] | None = None
         self._timer: asyncio.TimerHandle | None = None
         self._update_timer: asyncio.TimerHandle | None = None
         self._updated = 0.0  # time.monotonic() of the last room_update
@@ -245,13 +250,18 @@ class Room:
     # -- the room's task ------------------------------------------------------------------------
 
     def start_task(self) -> None:
-        """Start draining requests; called once the room is registered."""
-        self._task = asyncio.create_task(self._run(), name=f"room-{self.id}")
+        """Start draining requests; called once the room is registered. The task runs in a
+        context of its own, not in that of the connection whose request made the room: its
+        lines name the room, and whoever asked for the request it runs (:meth:`_acting`)."""
+        self._task = asyncio.create_task(
+            self._run(), name=f"room-{self.id}", context=contextvars.Context()
+        )
 
     async def _run(self) -> None:
         structlog.contextvars.bind_contextvars(room=self.id, game=self.game.id)
         while not self.closed:
             delivery = await self._mailbox.next()
+            self._acting(delivery)
             try:
                 result = None
                 if delivery.work is not None:
@@ -296,7 +306,28 @@ class Room:
         Raises :class:`Refused` (``no_such_room``) when the room is closed."""
         if self.closed:
             raise Refused(ErrorCode.NO_SUCH_ROOM, f"Room {self.id} is closed.")
+        if not isinstance(work, QueuedAct):
+            work = _Request(work, _asker())
         return self._mailbox.put(work)
+
+    def _acting(self, delivery: Delivery) -> None:
+        """Bind, in the room's task, the log context of whoever asked for ``delivery``
+        (unbinding the previous asker's): a request's sender, or the one sender of a batch of
+        acts (a batch from several binds none)."""
+        asker: dict[str, Any] | None = None
+        if isinstance(delivery.work, _Request):
+            asker = delivery.work.asker
+        elif delivery.acts:
+            peer = delivery.acts[0][0].peer
+            if peer is not None and all(act.peer is peer for act, _ in delivery.acts):
+                asker = {"user": peer.user, "connection": getattr(peer, "connection", None)}
+        if asker == self._asker:
+            return
+        if self._asker:
+            structlog.contextvars.unbind_contextvars(*self._asker)
+        if asker:
+            structlog.contextvars.bind_contextvars(**asker)
+        self._asker = asker
 
     async def stop(self) -> None:
         """Stop the room (server shutdown or unloading): queued requests are answered with
@@ -387,6 +418,7 @@ class Room:
                 slot.bot = None
                 self.hub.bots.stop_seat(self, seat)
             self._persist_seats()
+            log.info("seat_taken", seat=seat, was_bot=was_bot)
         self.hub.bots.human_back(self, seat)
         self.peers[peer] = seat
         self._send_snapshot(peer, seat)
@@ -481,6 +513,7 @@ class Room:
             )
         gone = self.seats[seat].user
         self._free(seat)
+        seat_kicked(self.id, seat, gone, by=peer.user)
         for other in self.peers:
             if gone is not None and other.user == gone:
                 # ``kicked`` drops the seat's copy; they stay on as a spectator, so the public
@@ -509,6 +542,9 @@ class Room:
         self._changed()
         self.hub.bots.start_room(self)
         self.absent_humans()
+        log.info("room_started", by=peer.user if peer is not None else None,
+                 humans=sum(seat.kind == "human" for seat in self.seats),
+                 bots=sum(seat.kind == "bot" for seat in self.seats))  # fmt: skip
         self._after_change()
 
     def absent_humans(self) -> None:
@@ -670,7 +706,8 @@ class Room:
             return
         delay = max(0.0, deadline - time.time())
         loop = asyncio.get_running_loop()
-        self._timer = loop.call_later(delay, self._timer_fired)
+        # The clock's own context: a tick is nobody's request (see _acting).
+        self._timer = loop.call_later(delay, self._timer_fired, context=contextvars.Context())
 
     def _timer_fired(self) -> None:
         self._timer = None
@@ -705,6 +742,13 @@ class Room:
         frame = self.over = encode(over)
         for peer in self.peers:
             peer.send_frame(frame)
+        log.info(
+            "room_finished",
+            reason=wire["reason"],
+            winners=list(wire["winners"]),
+            seq=self.seq,
+            seconds=round(self.finished - (self.started or self.finished), 3),
+        )
         self.hub.game_finished(self, outcome)
         self._changed()
 
@@ -820,7 +864,6 @@ class Room:
         retention period, but no bot plays on for no one."""
         if self.attended_now() or self.status != "playing":
             return
-        log.info("room_abandoned", room=self.id)
         self.status = "abandoned"
         self.hub.store.update_room(
             self.id, epoch=self.lease_epoch, status="abandoned", finished=time.time()
@@ -840,7 +883,8 @@ class Room:
             self.id, epoch=self.lease_epoch, status="aborted", finished=time.time(), meta=self.meta
         )
         said = f": {reason}" if reason else "."
-        self._close("closed_by_operator", f"The server's operator closed this room{said}")
+        message = f"The server's operator closed this room{said}"
+        self._close("closed_by_operator", message, by="operator", said=reason)
         await stored  # the operator's answer means it is recorded
 
     async def kick_by_operator(self, seat: int, reason: str) -> str:
@@ -918,9 +962,11 @@ class Room:
         self.peers.clear()
         self.hub.room_lost(self)
 
-    def _close(self, reason: str, message: str = "") -> None:
-        """Close the room for good: tell its viewers (why, in ``message``, to those whose
-        protocol has it), answer what is queued, forget it."""
+    def _close(self, reason: str, message: str = "", by: str | None = None, **more: Any) -> None:
+        """Close the room for good (``by`` whom: a user id or ``operator``; ``None``: the
+        server): tell its viewers (why, in ``message``, to those whose protocol has it), answer
+        what is queued, forget it. ``more`` goes in the ``room_closed`` line."""
+        room_closed(self.id, reason, by=by, status=self.status, **more)
         self.closed = True
         if self._timer is not None:
             self._timer.cancel()
@@ -932,6 +978,29 @@ class Room:
             peer.send_frame(told if speaks(peer, OPERATOR_VERSION) else frame)
         self.peers.clear()
         self.hub.room_closed(self)
+
+
+#: The log context keys of whoever queues a request (see _asker).
+_ASKER_KEYS = ("user", "connection", "seat", "bot")
+
+
+def _asker() -> dict[str, Any]:
+    """The log context of whoever queues a request now: a connection's ``user`` and
+    ``connection``, or a bot's ``seat`` and ``bot``."""
+    context = structlog.contextvars.get_contextvars()
+    return {key: context[key] for key in _ASKER_KEYS if key in context}
+
+
+@attrs.frozen
+class _Request:
+    """A request for the room's task (``work``) with its asker's log context, which the room
+    binds while it runs (:meth:`Room._acting`)."""
+
+    work: Callable[[], Awaitable[Any]]
+    asker: dict[str, Any]
+
+    def __call__(self) -> Awaitable[Any]:
+        return self.work()
 
 
 class _Broken(Exception):

@@ -201,6 +201,8 @@ class Store(Protocol):
 
     #: The schema version the store is at once open.
     schema_version: int
+    #: Told each batch's commit time in seconds, from any thread (set by the server).
+    observe_commit: Callable[[float], None] | None
 
     async def open(self) -> None:
         """Connect, bring the schema to the newest version; call once before anything else."""
@@ -370,6 +372,9 @@ class EventStore:
         self.batches = 0
         self.appended = 0
         self.commit_seconds = 0.0
+        #: Told each batch's commit time, in seconds; thread-safe (the fsync mode's writer
+        #: thread calls it): the server's ``lumin_store_commit_seconds``.
+        self.observe_commit: Callable[[float], None] | None = None
         self._pending: list[_Job] = []
         self._scheduled = False
         self._jobs: queue.SimpleQueue[list[_Job] | None] = queue.SimpleQueue()
@@ -499,7 +504,10 @@ class EventStore:
                     self._transaction(connection, [job])
                 except (sqlite3.Error, AppendRefused) as failure:
                     errors[index] = failure
-        self.commit_seconds += time.perf_counter() - started
+        elapsed = time.perf_counter() - started
+        self.commit_seconds += elapsed
+        if self.observe_commit is not None:
+            self.observe_commit(elapsed)
         self.batches += 1
         self.appended += len(batch)
         return errors

@@ -52,7 +52,7 @@ def wait_for_ready_line(process: subprocess.Popen[bytes], log: Path) -> int:
     """The port a ``lumin serve --port 0`` says it listens on."""
     deadline = time.monotonic() + WAIT
     while time.monotonic() < deadline:
-        found = re.search(r"Lumin listening on ws://127\.0\.0\.1:(\d+)/ws", log.read_text())
+        found = re.search(r'"url": "ws://127\.0\.0\.1:(\d+)/ws"', log.read_text())
         if found:
             return int(found.group(1))
         if process.poll() is not None:

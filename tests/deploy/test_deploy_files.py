@@ -481,7 +481,7 @@ def cluster(
             log = base / f"node-{number}.log"
             with log.open("wb") as out:
                 command = [str(lumin), "serve", "--host", "127.0.0.1", "--port", "0"]
-                command += ["--data", str(base / f"data-{number}"), "--log-level", "warning"]
+                command += ["--data", str(base / f"data-{number}"), "--log-level", "info"]
                 command += ["--store", postgres_url, "--redis", redis_url]
                 command += ["--redis-prefix", prefix_key, "--node-id", name, "--bot-delay", "0"]
                 command += ["--public-url", f"ws://127.0.0.1:{listen}/node/{number}/ws"]

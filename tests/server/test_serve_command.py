@@ -3,6 +3,7 @@ a data folder it cannot write, a data folder another server holds. Never a trace
 
 from __future__ import annotations
 
+import json
 import socket
 import subprocess
 import sys
@@ -77,14 +78,27 @@ def _serve(*flags: str) -> subprocess.Popen[bytes]:
 
 
 def _fails_with_one_line(process: subprocess.Popen[bytes], *words: str) -> None:
+    """Standard error is one JSON line, ``startup_failed``, whose ``error`` names ``words``."""
     _, stderr = process.communicate(timeout=30)
     lines = stderr.decode().strip().splitlines()
     assert process.returncode == 1, lines
     assert "Traceback" not in stderr.decode()
     assert len(lines) == 1, lines
-    assert lines[0].startswith("lumin serve: ")
+    line = json.loads(lines[0])
+    assert line["event"] == "startup_failed" and line["level"] == "error", line
     for word in words:
-        assert word in lines[0]
+        assert word in line["error"]
+
+
+def test_with_console_logs_a_failed_start_is_one_plain_line(tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    process = _serve("--port", "0", "--data", str(blocker / "data"), "--log-format", "console")
+    _, stderr = process.communicate(timeout=30)
+    assert process.returncode == 1
+    assert stderr.decode().splitlines() == [
+        f"lumin serve: cannot use data folder {blocker / 'data'}: Not a directory"
+    ]
 
 
 def test_a_port_in_use_is_one_line_and_exit_1(tmp_path: Path) -> None:
@@ -144,11 +158,11 @@ def _settings_from(monkeypatch, args: list[str], env: dict[str, str]) -> Setting
 
     seen: list[Settings] = []
 
-    async def record(settings: Settings, ready: object) -> None:
+    async def record(settings: Settings, ready: object = None) -> None:
         seen.append(settings)
 
     monkeypatch.setattr(server.app, "run", record)
-    monkeypatch.setattr(server.logs, "configure_logging", lambda level: None)
+    monkeypatch.setattr(server.logs, "configure_logging", lambda level, json=True: None)
     result = CliRunner().invoke(main, ["serve", *args], env=env)
     assert result.exit_code == 0, result.output
     return seen[0]
