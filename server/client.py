@@ -204,6 +204,7 @@ class Client:
             self.send(Bye(code="banned", message=message))
         self._write()
         self.dropped = True
+        self.closed_for = "banned"
         log.info("banned_connection_closed", user=self.user, address=self.address)
         drop(self.socket, 1008, "banned")
 
