@@ -64,7 +64,7 @@ class AdminError(Exception):
 
 class AdminApi:
     """The admin API of one node. ``clients`` is the server's set of open connections and
-    ``drain`` its drain (:meth:`server.app.LuminServer.drain`)."""
+    ``drain`` its drain (:meth:`server.app.LuminServer.drain`), ``url`` its public URL."""
 
     def __init__(
         self,
@@ -72,11 +72,14 @@ class AdminApi:
         hub: Hub,
         clients: Collection[Client],
         drain: Callable[[], Awaitable[dict[str, Any]]],
+        url: Callable[[], str] = lambda: "",
     ) -> None:
         self.settings = settings
         self.hub = hub
         self.clients = clients
         self.drain = drain
+        #: This node's public websocket URL (known once it listens).
+        self.url = url
 
     @property
     def node(self) -> str:
@@ -413,7 +416,7 @@ class AdminApi:
             nodes = [
                 {
                     "node": self.node,
-                    "url": self.settings.node_url(0),
+                    "url": self.url(),
                     "rooms": self.hub.load(),
                     "connections": len(self.clients),
                 }

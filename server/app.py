@@ -94,7 +94,9 @@ class LuminServer:
         self.clients: set[Client] = set()
         self.per_address: collections.Counter[str] = collections.Counter()
         self.http = HttpRoutes(settings, self.hub, self.metrics, self.per_address)
-        self.admin = AdminApi(settings, self.hub, self.clients, self.drain)
+        self.admin = AdminApi(
+            settings, self.hub, self.clients, self.drain, lambda: settings.node_url(self.port)
+        )
         self.http.admin = self.admin
 
     async def start(self) -> None:

@@ -24,6 +24,7 @@ from protocol.connection import State as ConnectionState
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import Act, Bye, Error, Hello, Message, Moved
 from protocol.versions import MOVED_VERSION
+from server.bans import banned_sentence
 from server.config import Settings
 from server.errors import Refused
 from server.handlers import failed, handle, queue_act, reject
@@ -31,12 +32,15 @@ from server.hub import Hub
 from server.limits import RateLimits
 from server.replay import Replay
 from server.room import Room
+from server.store import Ban
 from server.transport import ClientSocket, drop, write_frames
 
 __all__ = ["FLOOD_CLOSE", "Client"]
 
 log = structlog.get_logger("lumin.server")
 
+#: Seconds a connection from a banned address may take to say ``hello`` (and be refused).
+BANNED_WAIT = 5.0
 #: Bursts' worth of refusals in a row (without a calm moment) after which a flooding connection
 #: is closed (1008).
 FLOOD_CLOSE = 2
@@ -140,7 +144,15 @@ class Client:
         is taken at the socket instead (:meth:`_take`), without waking this task; a message
         that arrives while such acts are still in their rooms waits for their answers first,
         so requests are still handled in the order they arrive.
+
+        A connection from a banned address gets its ``hello`` refused (a fatal ``banned``
+        error, which a browser can read, unlike an HTTP refusal of its upgrade); one that says
+        no ``hello`` within :data:`BANNED_WAIT` seconds is closed all the same.
         """
+        ban = self.hub.bans.of_address(self.address)
+        if ban is not None:
+            self.hub.metrics.refused_connections.labels("banned").inc()
+            asyncio.get_running_loop().call_later(BANNED_WAIT, self._unwelcome, ban)
         self.socket.take = self._take
         try:
             async for frame in self.socket:
@@ -207,6 +219,10 @@ class Client:
         self.closed_for = "banned"
         log.info("banned_connection_closed", user=self.user, address=self.address)
         drop(self.socket, 1008, "banned")
+
+    def _unwelcome(self, ban: Ban) -> None:
+        if not self.user:  # no hello in time (one would have been refused, or let in)
+            self.banish(banned_sentence(ban))
 
     def going_away(self) -> None:
         """Say ``bye`` (``going_away``) before the server closes this connection with 1001 as

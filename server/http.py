@@ -24,7 +24,6 @@ from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
 from server.admin import ADMIN_PREFIX, AdminApi
-from server.bans import banned_sentence
 from server.config import Settings
 from server.hub import Hub
 from server.limits import client_address, parse_networks
@@ -135,11 +134,6 @@ class HttpRoutes:
         if not self.origin_allowed(origin, request.headers.get("Host")):
             self._refused("origin", address, origin=origin)
             body = f"Origin {origin} is not allowed to open a Lumin connection.\n"
-            return response(HTTPStatus.FORBIDDEN, body.encode(), "text/plain")
-        ban = self.hub.bans.of_address(address)
-        if ban is not None:
-            self._refused("banned", address, ban=ban.kind)
-            body = f"{banned_sentence(ban)}\n"
             return response(HTTPStatus.FORBIDDEN, body.encode(), "text/plain")
         held = self.per_address[address]
         if held >= self.settings.connections_per_address:

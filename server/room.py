@@ -901,17 +901,18 @@ class Room:
         if self.status not in ("waiting", "playing"):
             raise Refused(ErrorCode.NOT_FINISHED, f"Room {self.id} is {self.status}.")
         gone = slot.user
-        said = f": {reason}" if reason else "."
+        said = f": {reason}." if reason else "."
+        shown = seat + 1  # people count seats from 1
         if self.status == "waiting":
             self._free(seat)
-            message = f"The server's operator removed you from seat {seat}{said}"
+            message = f"The server's operator removed you from seat {shown}{said}"
         else:
             bot = self.game.default_bot
             self.seats[seat] = Seat("bot", slot.name, None, bot, dict(slot.choices), True)
             self._persist_seats()
             self.hub.bots.human_back(self, seat)  # no grace to wait out: the bot plays now
             self.hub.bots.start_room(self)
-            message = f"The server's operator removed you from seat {seat}{said} A bot plays on."
+            message = f"The server's operator removed you from seat {shown}{said} A bot plays on."
         for other in list(self.peers):
             if other.user == gone:
                 self.peers[other] = None

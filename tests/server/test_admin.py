@@ -15,9 +15,13 @@ import urllib.request
 from typing import Any
 
 import attrs
+import msgpack
 import pytest
 from click.testing import CliRunner
+from websockets.asyncio.client import connect as ws_connect
+from websockets.exceptions import ConnectionClosed
 
+import server.client as client_module
 from clients.sdk import LuminClient, ServerError, bot, human
 from engine.core import expand_legal, to_wire
 from engine.registry import get_game
@@ -179,7 +183,10 @@ async def test_kicking_a_player_during_a_game_hands_the_seat_to_a_bot(server, co
     code, output = await lumin_admin(server, "kick", room, "1", "--reason", "abusive chat")
     assert code == 0 and "plays seat 1" in output, output
     kicked = await seen(bea, Kicked)
-    assert kicked.seat == 1 and "abusive chat" in kicked.message and "bot" in kicked.message
+    assert kicked.seat == 1
+    assert kicked.message == (
+        "The server's operator removed you from seat 2: abusive chat. A bot plays on."
+    ), "seats counted from 1, as players see them"
     live = server.hub.rooms[room]
     assert live.seats[1].kind == "bot" and live.seats[1].user is None
     assert 1 in server.hub.bots.seats_of(live), "the bot plays now, not after the grace"
@@ -247,12 +254,23 @@ async def test_a_banned_identity_is_closed_and_refused_until_unbanned(server, co
     assert code == 1 and "no ban" in output
 
 
-async def test_a_banned_address_cannot_even_open_a_socket(server, connect) -> None:
+async def test_a_banned_address_is_told_why_and_closed_at_once(
+    server, connect, monkeypatch
+) -> None:
     await connect("Ada")
     status, body = await call(server, "POST", "bans?address=127.0.0.0/8&reason=testing")
     assert status == 200 and body["closed"] == 1 and body["banned"]["value"] == "127.0.0.0/8"
-    with pytest.raises(Exception, match="403"):
+    with pytest.raises(ServerError) as refused:
         await LuminClient.connect(f"ws://127.0.0.1:{server.port}/ws", "Bea", give_up=0.5)
+    assert refused.value.code == "banned" and "testing" in refused.value.message
+    monkeypatch.setattr(client_module, "BANNED_WAIT", 0.2)
+    said = []
+    async with ws_connect(f"ws://127.0.0.1:{server.port}/ws") as silent:  # never says hello
+        with pytest.raises(ConnectionClosed) as closed:
+            while True:
+                said.append(msgpack.unpackb(await asyncio.wait_for(silent.recv(), 5)))
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 1008
+    assert [(m["type"], m["code"]) for m in said] == [("bye", "banned")]
     status, body = await call(server, "POST", "bans?address=not-an-address")
     assert status == 400 and body["error"] == "bad_address"
     status, _ = await call(server, "DELETE", "bans?address=127.0.0.1/8")
