@@ -5,6 +5,7 @@
  */
 
 import { Session, type SessionStatus } from "../net/session";
+import type { ServerError } from "../protocol/errors";
 import { h, replace } from "./dom";
 import { HowToPage } from "./howto";
 import { LobbyPage } from "./lobby";
@@ -12,6 +13,7 @@ import type { Page } from "./page";
 import { ReplayPage } from "./replay";
 import { RoomPage } from "./room";
 import { parseRoute, type Route } from "./router";
+import { bannedSentence } from "./sentences";
 import { SoundBoard } from "./sound";
 import { AppState } from "./state";
 import { storage } from "./storage";
@@ -22,6 +24,19 @@ export function socketUrl(): string {
   if (override) return override;
   const scheme = window.location.protocol === "https:" ? "wss" : "ws";
   return `${scheme}://${window.location.host}/ws`;
+}
+
+/**
+ * Why a websocket to `url` was refused before it opened, when the refusal is for good: a
+ * banned address is refused at the handshake (HTTP 403 with the server's sentence), which a
+ * browser's WebSocket cannot read, so the same address is asked over HTTP. Null otherwise
+ * (the server is down, restarting, or refused for a passing reason).
+ */
+export async function probeRefusal(url: string): Promise<string | null> {
+  const answer = await fetch(url.replace(/^ws/, "http"), { cache: "no-store" });
+  if (answer.status !== 403) return null;
+  const text = (await answer.text()).trim();
+  return /\bbanned\b/.test(text) ? text : null;
 }
 
 function defaultName(): string {
@@ -50,6 +65,7 @@ export class App {
       name,
       token: storage.get("token"),
       onToken: (token) => storage.set("token", token),
+      probe: probeRefusal,
     });
     this.state = new AppState(session, new SoundBoard());
     this.nameInput.value = name;
@@ -60,6 +76,7 @@ export class App {
       this.nameInput.value = welcome.name;
       this.drawCorner();
     });
+    session.on("ended", (reason) => this.showEnded(reason));
     this.drawCorner();
     window.addEventListener("hashchange", () => this.route());
     window.addEventListener("pagehide", () => session.close());
@@ -133,7 +150,33 @@ export class App {
     );
   }
 
+  /** The server refused this page for good (banned, or no common protocol version): say why
+   *  where the page was, instead of reconnecting forever. */
+  private showEnded(reason: ServerError): void {
+    this.page?.destroy();
+    this.page = null;
+    const banned = reason.code === "banned";
+    replace(
+      this.main,
+      h(
+        "main.page.ended",
+        { "data-page": "ended" },
+        h(
+          "section.panel.ended-panel",
+          { role: "alert", "data-testid": "ended" },
+          h("h2", null, banned ? "You cannot play on this server" : "This page cannot talk to the server"),
+          h("p.ended-sentence", { "data-testid": "ended-sentence" }, banned ? bannedSentence(reason.message) : reason.message),
+          h("p.muted", null, banned ? "Lumin stopped reconnecting. If you think this is a mistake, ask the server's operator." : "Lumin stopped reconnecting. Reload the page to try again."),
+        ),
+      ),
+    );
+  }
+
   private route(): void {
+    if (this.state.session.ended) {
+      this.showEnded(this.state.session.ended);
+      return;
+    }
     const route: Route = parseRoute(window.location.hash);
     this.page?.destroy();
     this.page = null;

@@ -426,6 +426,94 @@ describe("try_again", () => {
   });
 });
 
+describe("refused for good (protocol version 3: banned)", () => {
+  function banned(probe?: (url: string) => Promise<string | null>): Session {
+    return new Session({
+      url: "ws://test/ws",
+      name: "Ada",
+      token: "tk1",
+      pingInterval: 0,
+      probe,
+      socketFactory: (url) => {
+        const socket = new FakeSocket(url);
+        sockets.push(socket);
+        return socket;
+      },
+    });
+  }
+
+  it("a fatal error banned at hello ends the session: no reconnect, the sentence kept", () => {
+    const session = banned();
+    const ended: string[] = [];
+    session.on("ended", (reason) => ended.push(`${reason.code}: ${reason.message}`));
+    sockets[0]!.open();
+    const hello = sockets[0]!.last("hello");
+    sockets[0]!.serve({ type: "error", ref: hello.id, code: "banned", message: "The server's operator banned this identity: cheating.", fatal: true });
+    sockets[0]!.drop(1008);
+    vi.advanceTimersByTime(60_000);
+    expect(sockets).toHaveLength(1);
+    expect(session.status).toBe("closed");
+    expect(ended).toEqual(["banned: The server's operator banned this identity: cheating."]);
+    expect(session.ended?.code).toBe("banned");
+  });
+
+  it("bye banned on an open connection ends it too, and requests fail at once", async () => {
+    const session = banned();
+    sockets[0]!.open();
+    welcome(sockets[0]!, "tk1", 3);
+    expect(session.status).toBe("open");
+    sockets[0]!.serve({ type: "bye", code: "banned", message: "The server's operator banned this address." });
+    sockets[0]!.drop(1008);
+    vi.advanceTimersByTime(60_000);
+    expect(sockets).toHaveLength(1);
+    expect(session.status).toBe("closed");
+    expect(session.ended?.message).toBe("The server's operator banned this address.");
+    await expect(session.request({ type: "list_games" })).rejects.toMatchObject({ code: "disconnected" });
+  });
+
+  it("bye going_away still reconnects", () => {
+    const session = banned();
+    sockets[0]!.open();
+    welcome(sockets[0]!);
+    sockets[0]!.serve({ type: "bye", code: "going_away", message: "The server is shutting down." });
+    sockets[0]!.drop(1001);
+    vi.advanceTimersByTime(700);
+    expect(sockets).toHaveLength(2);
+    expect(session.ended).toBeNull();
+  });
+
+  it("a socket refused before it opened asks the probe: a ban ends it, anything else retries", async () => {
+    const answers: (string | null)[] = [null, "The server's operator banned this address: abuse."];
+    const asked: string[] = [];
+    const session = banned(async (url) => {
+      asked.push(url);
+      return answers.shift() ?? null;
+    });
+    sockets[0]!.drop(1006); // never opened: the server is down, say
+    await vi.advanceTimersByTimeAsync(0);
+    await vi.advanceTimersByTimeAsync(700);
+    expect(sockets).toHaveLength(2);
+    sockets[1]!.drop(1006); // refused at the handshake: banned
+    await vi.advanceTimersByTimeAsync(0);
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(asked).toEqual(["ws://test/ws", "ws://test/ws"]);
+    expect(sockets).toHaveLength(2);
+    expect(session.status).toBe("closed");
+    expect(session.ended).toMatchObject({ code: "banned", message: "The server's operator banned this address: abuse." });
+  });
+
+  it("a socket that opened and then dropped is not probed", async () => {
+    const probe = vi.fn(async () => "banned");
+    banned(probe);
+    sockets[0]!.open();
+    welcome(sockets[0]!);
+    sockets[0]!.drop(1006);
+    await vi.advanceTimersByTimeAsync(700);
+    expect(probe).not.toHaveBeenCalled();
+    expect(sockets).toHaveLength(2);
+  });
+});
+
 describe("clock sync", () => {
   it("uses the sample with the smallest round trip", () => {
     const clock = new ClockSync();
