@@ -26,19 +26,6 @@ export function socketUrl(): string {
   return `${scheme}://${window.location.host}/ws`;
 }
 
-/**
- * Why a websocket to `url` was refused before it opened, when the refusal is for good: a
- * banned address is refused at the handshake (HTTP 403 with the server's sentence), which a
- * browser's WebSocket cannot read, so the same address is asked over HTTP. Null otherwise
- * (the server is down, restarting, or refused for a passing reason).
- */
-export async function probeRefusal(url: string): Promise<string | null> {
-  const answer = await fetch(url.replace(/^ws/, "http"), { cache: "no-store" });
-  if (answer.status !== 403) return null;
-  const text = (await answer.text()).trim();
-  return /\bbanned\b/.test(text) ? text : null;
-}
-
 function defaultName(): string {
   return `Player-${Math.floor(1000 + Math.random() * 9000)}`;
 }
@@ -65,7 +52,6 @@ export class App {
       name,
       token: storage.get("token"),
       onToken: (token) => storage.set("token", token),
-      probe: probeRefusal,
     });
     this.state = new AppState(session, new SoundBoard());
     this.nameInput.value = name;

@@ -30,9 +30,8 @@
  * - Refused for good: a fatal `error` `banned` (the `hello` of a banned identity) or
  *   `unsupported_version`, or a `bye` with code `banned` (the server's operator banned an open
  *   connection), ends the session instead of reconnecting: {@link ended} holds the server's
- *   sentence and the `ended` event reports it. A socket refused before it opened (a banned
- *   address is refused at the websocket handshake, which a browser cannot read) is asked
- *   about through {@link SessionOptions.probe}, when given, before the next attempt.
+ *   sentence and the `ended` event reports it. (A banned address refused at the websocket
+ *   handshake, HTTP 403, looks like any failed connection to a browser: it keeps retrying.)
  */
 
 import { ServerError, ProtocolError } from "../protocol/errors";
@@ -70,9 +69,6 @@ export interface SessionOptions {
   requestTimeout?: number;
   /** Milliseconds between clock pings once synced; 0 turns periodic pings off. */
   pingInterval?: number;
-  /** Asked after a socket to `url` closed without ever opening: the server's sentence when it
-   *  refuses this client for good (a banned address), or null to keep reconnecting. */
-  probe?: (url: string) => Promise<string | null>;
 }
 
 type MessageOf<T extends ServerType> = Extract<ServerMessage, { type: T }>;
@@ -461,9 +457,7 @@ export class Session {
     }
     this.socket = socket;
     socket.binaryType = "arraybuffer";
-    let opened = false;
     socket.onopen = () => {
-      opened = true;
       mark("lumin:socket-open");
       this.flush();
     };
@@ -475,7 +469,7 @@ export class Session {
     socket.onclose = () => {
       if (this.socket !== socket) return;
       this.socket = null;
-      this.dropped(!opened);
+      this.dropped();
     };
   }
 
@@ -580,7 +574,7 @@ export class Session {
   /** The socket is gone: reconnect with backoff to the first URL (any node of a cluster, which
    *  sends the session on with `moved` if need be; the node `moved` named may be the one that
    *  died). */
-  private dropped(neverOpened = false): void {
+  private dropped(): void {
     this.letGo();
     if (this.stopped || this.ended) return;
     if (this.fatal && FINAL_CODES.has(this.fatal.code)) {
@@ -588,21 +582,6 @@ export class Session {
       return;
     }
     this.url = this.options.url;
-    const probe = this.options.probe;
-    if (neverOpened && probe) {
-      this.setStatus("reconnecting");
-      probe(this.url).then(
-        (sentence) => {
-          if (this.stopped || this.ended) return;
-          if (sentence) this.end(new ServerError("banned", sentence));
-          else this.scheduleRetry();
-        },
-        () => {
-          if (!this.stopped && !this.ended) this.scheduleRetry();
-        },
-      );
-      return;
-    }
     this.scheduleRetry();
   }
 

@@ -427,13 +427,12 @@ describe("try_again", () => {
 });
 
 describe("refused for good (protocol version 3: banned)", () => {
-  function banned(probe?: (url: string) => Promise<string | null>): Session {
+  function banned(): Session {
     return new Session({
       url: "ws://test/ws",
       name: "Ada",
       token: "tk1",
       pingInterval: 0,
-      probe,
       socketFactory: (url) => {
         const socket = new FakeSocket(url);
         sockets.push(socket);
@@ -480,37 +479,6 @@ describe("refused for good (protocol version 3: banned)", () => {
     vi.advanceTimersByTime(700);
     expect(sockets).toHaveLength(2);
     expect(session.ended).toBeNull();
-  });
-
-  it("a socket refused before it opened asks the probe: a ban ends it, anything else retries", async () => {
-    const answers: (string | null)[] = [null, "The server's operator banned this address: abuse."];
-    const asked: string[] = [];
-    const session = banned(async (url) => {
-      asked.push(url);
-      return answers.shift() ?? null;
-    });
-    sockets[0]!.drop(1006); // never opened: the server is down, say
-    await vi.advanceTimersByTimeAsync(0);
-    await vi.advanceTimersByTimeAsync(700);
-    expect(sockets).toHaveLength(2);
-    sockets[1]!.drop(1006); // refused at the handshake: banned
-    await vi.advanceTimersByTimeAsync(0);
-    await vi.advanceTimersByTimeAsync(60_000);
-    expect(asked).toEqual(["ws://test/ws", "ws://test/ws"]);
-    expect(sockets).toHaveLength(2);
-    expect(session.status).toBe("closed");
-    expect(session.ended).toMatchObject({ code: "banned", message: "The server's operator banned this address: abuse." });
-  });
-
-  it("a socket that opened and then dropped is not probed", async () => {
-    const probe = vi.fn(async () => "banned");
-    banned(probe);
-    sockets[0]!.open();
-    welcome(sockets[0]!);
-    sockets[0]!.drop(1006);
-    await vi.advanceTimersByTimeAsync(700);
-    expect(probe).not.toHaveBeenCalled();
-    expect(sockets).toHaveLength(2);
   });
 });
 
