@@ -57,6 +57,7 @@ export class RoomPage implements Page {
   private loading = 0;
   private myTurn = false;
   private summaryShown = false;
+  private summaryHadOver = false;
   private rematchAsked = false;
   private entering = false;
   private destroyed = false;
@@ -581,11 +582,15 @@ export class RoomPage implements Page {
     const copy = this.app.session.view(this.room);
     const over = this.app.overs.get(this.room) ?? null;
     const outcome = over?.outcome ?? outcomeFromView(copy?.view ?? null);
-    if (!outcome || this.summaryShown) {
+    // Drawn once, and again when `game_over` (the seed reveal) follows a summary drawn from
+    // the final view alone: that one asked the log for the reveal, perhaps before the store
+    // had the game as finished.
+    if (!outcome || (this.summaryShown && (this.summaryHadOver || over === null))) {
       this.drawControls();
       return;
     }
     this.summaryShown = true;
+    this.summaryHadOver = over !== null;
     const mine = this.app.mySeat(this.room) ?? copy?.seat ?? null;
     if (mine !== null && over) this.app.sound.play(outcome.winners.includes(mine) ? "win" : "lose");
     setAlert(null);
