@@ -13,8 +13,8 @@ export default defineConfig({
     reportCompressedSize: false,
   },
   server: {
-    // `npm run dev` proxies the websocket to a `lumin serve` on the default port.
-    proxy: { "/ws": { target: "ws://127.0.0.1:8700", ws: true } },
+    // `npm run dev` proxies the websocket and the admin API to a `lumin serve` on the default port.
+    proxy: { "/ws": { target: "ws://127.0.0.1:8700", ws: true }, "/api": { target: "http://127.0.0.1:8700" } },
   },
   test: {
     include: ["tests/unit/**/*.test.ts", "src/**/*.test.ts"],

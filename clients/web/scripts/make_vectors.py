@@ -6,8 +6,11 @@ TypeScript codec, delta apply and legal expansion are held to exactly the same b
 - ``delta.json``: hand-written RFC 6902 / RFC 6901 edge cases with the result (or error code)
   ``protocol.delta.apply`` gives, and, for each game, seeded bot games recorded as a first view
   followed by every step's ``protocol.delta.diff`` operations, with the true view at checkpoints;
-- ``codec.json``: frames encoded by ``protocol.codec.encode`` with the message they decode to,
-  and bad frames with the error code ``protocol.codec.decode`` raises;
+- ``codec.json``: frames encoded by ``protocol.codec.encode`` with the message they decode to
+  (every message the server may send, the newest version's fields filled in), bad frames with
+  the error code ``protocol.codec.decode`` raises, and the schema: every server message's and
+  structure's fields, each required or with its default, so a field the TypeScript schema
+  lacks fails a test even when no frame above carries it;
 - ``legal.json``: legal lists from seeded games with the concrete commands ``expand_legal``
   makes of them, and each command type's field defaults;
 - ``catalog.json``: the server's game catalogue (``list_games``), as a client decodes it.
@@ -196,6 +199,52 @@ def codec_vectors() -> dict[str, Any]:
         m.RematchCreated(room="r1", new_room="r2"),
         m.RoomCreated(ref=5, room="r1", code="ABCDEF", commitment="cc"),
         m.Bye(code="going_away", message="Server stopping."),
+        # Version 2: the cluster's moved.
+        m.Moved(ref=10, room="r1", url="ws://node-b:8700/ws"),
+        m.Moved(url="ws://node-b:8700/ws"),
+        # Version 3: the operator's words, a ban and a mute.
+        m.Welcome(
+            ref=1,
+            version=3,
+            token="t",
+            user="u1",
+            name="Ada",
+            server_time=1.5,
+            rooms=("r1",),
+            max_frame=65536,
+            limits=m.LimitsInfo(
+                rate=50.0,
+                burst=100,
+                address_rate=200.0,
+                address_burst=400,
+                chat_length=500,
+                chat_rate=5,
+                rooms=10,
+                replays=8,
+                lobby_page=100,
+            ),
+        ),
+        m.RoomClosed(
+            room="r1",
+            reason="closed_by_operator",
+            message="The server's operator closed this room: server maintenance.",
+        ),
+        m.Kicked(
+            room="r1",
+            seat=1,
+            message="The server's operator removed you from seat 1: spamming. A bot plays on.",
+        ),
+        m.Error(
+            code="banned",
+            message="The server's operator banned this identity: cheating.",
+            ref=1,
+            fatal=True,
+        ),
+        m.Error(
+            code="muted", message="The server's operator muted you in this room's chat.", ref=4
+        ),
+        m.Bye(code="banned", message="The server's operator banned this address."),
+        m.Games(games=(catalog_game(),)),
     ]
     good = []
     for message in messages:
@@ -238,7 +287,43 @@ def codec_vectors() -> dict[str, Any]:
             bad.append({"name": name, "hex": frame.hex(), "code": error.code.value})
         else:
             raise AssertionError(f"{name} decoded")
-    return {"good": good, "bad": bad}
+    sent = {message.TYPE for message in messages}
+    server = {kind for kind, cls in m.MESSAGES.items() if "server" in cls.SENDERS}
+    assert sent == server, f"no frame for {sorted(server - sent)}"
+    return {"good": good, "bad": bad, "schema": schema()}
+
+
+def catalog_game() -> m.GameInfo:
+    from server.catalog import catalog
+
+    return catalog()[0]
+
+
+def fields_of(cls: type) -> dict[str, Any]:
+    """A class's fields: ``{"required": true}`` or ``{"default": value}`` each."""
+    out: dict[str, Any] = {}
+    for field in attrs.fields(cls):
+        if field.default is attrs.NOTHING:
+            out[field.name] = {"required": True}
+            continue
+        default = field.default
+        if isinstance(default, attrs.Factory):  # type: ignore[arg-type]
+            default = default.factory()
+        out[field.name] = {"default": plain(default)}
+    return out
+
+
+def schema() -> dict[str, Any]:
+    """Every message the server may send and every structure in them, with their fields."""
+    structures = (m.LimitsInfo, m.SeatInfo, m.RoomSummary, m.OutcomeInfo, m.OptionInfo, m.GameInfo)
+    return {
+        "messages": {
+            kind: fields_of(cls)
+            for kind, cls in sorted(m.MESSAGES.items())
+            if "server" in cls.SENDERS
+        },
+        "structures": {cls.__name__: fields_of(cls) for cls in structures},
+    }
 
 
 def deep(levels: int) -> Any:

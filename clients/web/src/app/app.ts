@@ -5,6 +5,7 @@
  */
 
 import { Session, type SessionStatus } from "../net/session";
+import type { ServerError } from "../protocol/errors";
 import { h, replace } from "./dom";
 import { HowToPage } from "./howto";
 import { LobbyPage } from "./lobby";
@@ -12,6 +13,7 @@ import type { Page } from "./page";
 import { ReplayPage } from "./replay";
 import { RoomPage } from "./room";
 import { parseRoute, type Route } from "./router";
+import { bannedSentence } from "./sentences";
 import { SoundBoard } from "./sound";
 import { AppState } from "./state";
 import { storage } from "./storage";
@@ -60,6 +62,7 @@ export class App {
       this.nameInput.value = welcome.name;
       this.drawCorner();
     });
+    session.on("ended", (reason) => this.showEnded(reason));
     this.drawCorner();
     window.addEventListener("hashchange", () => this.route());
     window.addEventListener("pagehide", () => session.close());
@@ -133,7 +136,33 @@ export class App {
     );
   }
 
+  /** The server refused this page for good (banned, or no common protocol version): say why
+   *  where the page was, instead of reconnecting forever. */
+  private showEnded(reason: ServerError): void {
+    this.page?.destroy();
+    this.page = null;
+    const banned = reason.code === "banned";
+    replace(
+      this.main,
+      h(
+        "main.page.ended",
+        { "data-page": "ended" },
+        h(
+          "section.panel.ended-panel",
+          { role: "alert", "data-testid": "ended" },
+          h("h2", null, banned ? "You cannot play on this server" : "This page cannot talk to the server"),
+          h("p.ended-sentence", { "data-testid": "ended-sentence" }, banned ? bannedSentence(reason.message) : reason.message),
+          h("p.muted", null, banned ? "Lumin stopped reconnecting. If you think this is a mistake, ask the server's operator." : "Lumin stopped reconnecting. Reload the page to try again."),
+        ),
+      ),
+    );
+  }
+
   private route(): void {
+    if (this.state.session.ended) {
+      this.showEnded(this.state.session.ended);
+      return;
+    }
     const route: Route = parseRoute(window.location.hash);
     this.page?.destroy();
     this.page = null;

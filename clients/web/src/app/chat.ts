@@ -2,12 +2,15 @@
  * A room's chat. Players talk on the "players" channel (everyone in the room reads it);
  * spectators on the "spectators" channel (only spectators read it). Each line shows the
  * speaker's seat symbol and name; anyone else's line has a mute toggle (server-side `mute`,
- * remembered across reloads).
+ * remembered across reloads). A line the server refuses because the server's operator muted
+ * this identity in the room (`muted`) is said here, under the log, in a sentence.
  */
 
+import { ServerError } from "../protocol/errors";
 import type { Chat } from "../protocol/messages";
 import { h, replace } from "./dom";
 import { seatGlyph } from "./lobby";
+import { mutedSentence } from "./sentences";
 import type { AppState } from "./state";
 
 export class ChatPanel {
@@ -15,6 +18,7 @@ export class ChatPanel {
   private readonly log = h("ol.chat-log", { "aria-live": "polite", "aria-label": "Chat messages", tabindex: 0 });
   private readonly input = h("input.chat-input", { type: "text", maxLength: 500, placeholder: "Say something…", "aria-label": "Chat message", autocomplete: "off" });
   private readonly channel = h("span.chat-channel.muted");
+  private readonly notice = h("p.chat-notice", { role: "status", "data-testid": "chat-notice", hidden: true });
   private readonly off: () => void;
 
   constructor(
@@ -33,7 +37,7 @@ export class ChatPanel {
       this.input,
       h("button", { type: "submit" }, "Send"),
     );
-    this.element = h("section.panel.chat", { "aria-label": "Chat" }, h("h3", null, "Chat ", this.channel), this.log, form);
+    this.element = h("section.panel.chat", { "aria-label": "Chat" }, h("h3", null, "Chat ", this.channel), this.log, this.notice, form);
     this.off = app.session.on("msg:chat", (line) => {
       if (line.room === this.room) this.draw();
     });
@@ -42,6 +46,12 @@ export class ChatPanel {
 
   destroy(): void {
     this.off();
+  }
+
+  /** The room closed: nothing can be said here any more. */
+  close(): void {
+    for (const control of this.element.querySelectorAll<HTMLInputElement | HTMLButtonElement>("input, button")) control.disabled = true;
+    this.input.placeholder = "The room is closed.";
   }
 
   /** Say which channel this viewer talks on. */
@@ -55,8 +65,16 @@ export class ChatPanel {
     if (!text) return;
     this.app.session
       .request({ type: "chat_send", room: this.room, text })
-      .then(() => (this.input.value = ""))
-      .catch(this.onError);
+      .then(() => {
+        this.input.value = "";
+        this.notice.hidden = true;
+      })
+      .catch((error: unknown) => {
+        if (error instanceof ServerError && error.code === "muted") {
+          this.notice.textContent = mutedSentence(error.message);
+          this.notice.hidden = false;
+        } else this.onError(error);
+      });
   }
 
   private draw(): void {

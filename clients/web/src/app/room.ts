@@ -8,6 +8,12 @@
  * with a snapshot as the seat this identity holds there, else as a spectator. That one path
  * serves a shared link, a reload in the middle of a game, and the way back from the lobby.
  * The session resumes every held room by itself after a reconnect.
+ *
+ * What the server takes away is said in a sentence where the player looks, above the board
+ * (the notice): a seat taken (`kicked`: by the host before the start, or by the server's
+ * operator during a game, when a bot plays on and the page turns into a spectator's), and the
+ * room closed (`room_closed`: the board gives way to the sentence and a way back to the
+ * lobby). A chat line the operator's mute refused is said in the chat.
  */
 
 import { loadBoard } from "../boards";
@@ -18,6 +24,7 @@ import type { RoomView } from "../protocol/roomview";
 import { ChatPanel } from "./chat";
 import { h, replace } from "./dom";
 import { ErrorLine } from "./errors";
+import { closedSentence, kickedSentence } from "./sentences";
 import { seatGlyph } from "./lobby";
 import type { Page } from "./page";
 import { navigate, roomLink } from "./router";
@@ -29,6 +36,8 @@ import { setAlert, setTitle } from "./title";
 /** Why the session did not send a move on after its room changed server (src/net/session.ts):
  *  no server message reports these, so the error line shows them here. */
 const MOVE_FAILURES: ReadonlySet<string> = new Set(["game_changed", "too_many_moves"]);
+/** Refusals said elsewhere in a sentence (the chat, the app's "banned" page), not in the error line. */
+const SAID_ELSEWHERE: ReadonlySet<string> = new Set(["muted", "banned"]);
 
 export class RoomPage implements Page {
   readonly element: HTMLElement;
@@ -36,6 +45,7 @@ export class RoomPage implements Page {
   private readonly seatsList = h("ol.seat-list", { "aria-label": "Seats" });
   private readonly controls = h("div.room-controls", { role: "group", "aria-label": "Room controls" });
   private readonly status = h("p.turn-status", { "aria-live": "polite", "data-testid": "turn-status" });
+  private readonly notice = h("div.room-notice", { role: "status", "aria-live": "assertive", "data-testid": "room-notice", hidden: true });
   private readonly boardArea = h("div.board-area", { "data-testid": "board-area" });
   private readonly summaryArea = h("div.summary-area");
   private readonly errors = new ErrorLine();
@@ -47,9 +57,12 @@ export class RoomPage implements Page {
   private loading = 0;
   private myTurn = false;
   private summaryShown = false;
+  private summaryHadOver = false;
   private rematchAsked = false;
   private entering = false;
   private destroyed = false;
+  /** Why the room closed, once it has: the page then only says so. */
+  private closed: string | null = null;
 
   constructor(
     private readonly app: AppState,
@@ -66,7 +79,7 @@ export class RoomPage implements Page {
       h(
         "div.room-layout",
         null,
-        h("section.board-column", { "aria-label": "Board" }, this.status, this.boardArea, this.summaryArea),
+        h("section.board-column", { "aria-label": "Board" }, this.notice, this.status, this.boardArea, this.summaryArea),
         h("aside.room-side", null, h("section.panel.seats-panel", { "aria-label": "Seats" }, h("h3", null, "Seats"), this.seatsList, this.controls), this.chat.element),
       ),
     );
@@ -79,6 +92,7 @@ export class RoomPage implements Page {
         if (message.info.room === room) this.drawRoom();
       }),
       session.on("problem", (problem, id) => {
+        if (SAID_ELSEWHERE.has(problem.code)) return;
         if (id === null || id === room) this.errors.show(problem);
       }),
       session.on("msg:game_over", (message) => {
@@ -89,12 +103,15 @@ export class RoomPage implements Page {
         if (message.room === room && this.rematchAsked) this.goToRematch(message.new_room);
       }),
       session.on("msg:kicked", (message) => {
-        if (message.room === room) this.errors.show(new ServerError("kicked", "The host freed your seat; you are watching now."));
+        if (message.room !== room) return;
+        this.say(kickedSentence(message, this.summary()?.state === "playing"), "kicked");
       }),
       session.on("msg:room_closed", (message) => {
         if (message.room !== room) return;
         this.app.entered.delete(room);
-        this.errors.show(new ServerError("room_closed", message.reason === "expired" ? "The room expired: nobody was in it." : "The room failed on the server and closed."));
+        this.closed = closedSentence(message);
+        this.notice.hidden = true; // the closed room's panel says it, where the board was
+        this.chat.close();
         this.drawRoom();
       }),
       session.on("welcome", () => {
@@ -206,6 +223,31 @@ export class RoomPage implements Page {
     input.focus();
   }
 
+  /** Say something the server did to this player, above the board. */
+  private say(sentence: string, kind: "kicked"): void {
+    this.notice.dataset.kind = kind;
+    replace(this.notice, h("span.notice-sentence", null, sentence));
+    this.notice.hidden = false;
+  }
+
+  /** The closed room: its sentence where the board was, and the way back. */
+  private drawClosed(): void {
+    if (this.boardArea.querySelector(".closed")) return;
+    this.destroyBoard();
+    this.status.textContent = "";
+    setAlert(null);
+    replace(
+      this.boardArea,
+      h(
+        "div.panel.closed",
+        { "data-testid": "room-closed" },
+        h("h3", null, "This room is closed"),
+        h("p", { "data-testid": "closed-sentence" }, this.closed ?? ""),
+        h("div.row", null, h("a.button", { href: "#/", "data-testid": "back-to-lobby" }, "Back to the lobby")),
+      ),
+    );
+  }
+
   private drawMissing(): void {
     replace(
       this.boardArea,
@@ -232,6 +274,8 @@ export class RoomPage implements Page {
     this.drawSeats(summary);
     this.drawControls();
     this.chat.setSeated(this.app.mySeat(this.room) !== null);
+    // Seated again after a kick (the host freed the seat, the player sat down): old news.
+    if (this.notice.dataset.kind === "kicked" && this.app.mySeat(this.room) !== null) this.notice.hidden = true;
     if (summary) setTitle(this.app.gameName(summary.game));
     const copy = this.app.session.view(this.room);
     if (copy && !this.board && copy.view !== null) this.viewChanged(copy, null);
@@ -299,13 +343,14 @@ export class RoomPage implements Page {
       this.seatsList,
       summary.seats.map((seat) => {
         const actions: HTMLElement[] = [];
-        if (mine === null && seat.kind === "open" && summary.state === "waiting") {
+        const live = this.closed === null; // a closed room offers nothing to do
+        if (live && mine === null && seat.kind === "open" && summary.state === "waiting") {
           actions.push(h("button.small.primary", { type: "button", "data-testid": `sit-${seat.seat}`, onclick: () => this.join(seat.seat) }, "Sit here"));
         }
-        if (mine === null && seat.kind === "bot" && summary.state === "playing") {
+        if (live && mine === null && seat.kind === "bot" && summary.state === "playing") {
           actions.push(h("button.small", { type: "button", onclick: () => this.join(seat.seat) }, "Take over"));
         }
-        if (host && summary.state === "waiting" && seat.kind === "human" && seat.user !== me) {
+        if (live && host && summary.state === "waiting" && seat.kind === "human" && seat.user !== me) {
           actions.push(h("button.small.ghost", { type: "button", onclick: () => this.request({ type: "kick", room: this.room, seat: seat.seat }) }, "Kick"));
         }
         return h(
@@ -322,6 +367,10 @@ export class RoomPage implements Page {
   }
 
   private drawControls(): void {
+    if (this.closed !== null) {
+      replace(this.controls, h("a.button", { href: "#/" }, "Back to the lobby"));
+      return;
+    }
     const summary = this.summary();
     const mine = this.app.mySeat(this.room);
     const buttons: HTMLElement[] = [];
@@ -387,6 +436,7 @@ export class RoomPage implements Page {
   // --- the board ----------------------------------------------------------------------------------
 
   private drawWaiting(): void {
+    if (this.closed !== null) return this.drawClosed();
     if (this.board || this.boardArea.querySelector(".code-form, .missing")) return;
     const summary = this.summary();
     if (summary?.state === "finished") return;
@@ -407,6 +457,7 @@ export class RoomPage implements Page {
 
   private viewChanged(copy: RoomView | null, previous: RoomView | null): void {
     if (this.destroyed) return;
+    if (this.closed !== null) return this.drawClosed();
     if (!copy || copy.view === null) {
       this.destroyBoard();
       this.myTurn = false;
@@ -531,11 +582,15 @@ export class RoomPage implements Page {
     const copy = this.app.session.view(this.room);
     const over = this.app.overs.get(this.room) ?? null;
     const outcome = over?.outcome ?? outcomeFromView(copy?.view ?? null);
-    if (!outcome || this.summaryShown) {
+    // Drawn once, and again when `game_over` (the seed reveal) follows a summary drawn from
+    // the final view alone: that one asked the log for the reveal, perhaps before the store
+    // had the game as finished.
+    if (!outcome || (this.summaryShown && (this.summaryHadOver || over === null))) {
       this.drawControls();
       return;
     }
     this.summaryShown = true;
+    this.summaryHadOver = over !== null;
     const mine = this.app.mySeat(this.room) ?? copy?.seat ?? null;
     if (mine !== null && over) this.app.sound.play(outcome.winners.includes(mine) ? "win" : "lose");
     setAlert(null);

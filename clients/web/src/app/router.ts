@@ -7,6 +7,10 @@
  * | `#/room/<id>` (`?code=<code>` for a private room) | a room: seats, board, chat |
  * | `#/replay/<id>` (`?viewer=<seat>`) | a finished game's replay |
  * | `#/howto/<game>` | how to play a game |
+ *
+ * One page has a path of its own instead: `/admin`, the operator's admin page (src/app/admin.ts),
+ * which src/main.ts loads apart from the players' app. The server's static fallback serves
+ * index.html for it as for any unknown path.
  */
 
 export type Route =
@@ -14,6 +18,11 @@ export type Route =
   | { page: "room"; room: string; code: string | null }
   | { page: "replay"; room: string; viewer: number | null }
   | { page: "howto"; game: string };
+
+/** Whether a location's path is the admin page's: `/admin` (also under a prefix, `/lumin/admin`). */
+export function isAdminPath(pathname: string): boolean {
+  return /\/admin$/.test(pathname);
+}
 
 /** The route a location hash names; anything unknown is the lobby. */
 export function parseRoute(hash: string): Route {

@@ -27,6 +27,11 @@
  *   at most {@link MAX_RETRIES} times; the next `try_again` rejects it.
  * - Ping clock sync: three pings after `welcome`, then one every 5 s; {@link serverNow} is
  *   the estimated server clock, {@link rtt} the last round trip.
+ * - Refused for good: a fatal `error` `banned` (the `hello` of a banned identity) or
+ *   `unsupported_version`, or a `bye` with code `banned` (the server's operator banned an open
+ *   connection), ends the session instead of reconnecting: {@link ended} holds the server's
+ *   sentence and the `ended` event reports it. (A banned address refused at the websocket
+ *   handshake, HTTP 403, looks like any failed connection to a browser: it keeps retrying.)
  */
 
 import { ServerError, ProtocolError } from "../protocol/errors";
@@ -75,6 +80,8 @@ interface SessionEvents {
   problem: (problem: ProtocolError | ServerError, room: string | null) => void;
   clock: (rtt: number | null) => void;
   message: (message: ServerMessage) => void;
+  /** The server refused this client for good (`banned`, `unsupported_version`): no reconnect. */
+  ended: (reason: ServerError) => void;
 }
 
 type ResumeMessage = Extract<ClientMessage, { type: "resume" }>;
@@ -86,6 +93,8 @@ const MAX_MOVES = 3;
 const MAX_RETRIES = 3;
 /** Seconds before a `try_again` request goes again (± 25 % jitter). */
 const RETRY_DELAY = 1;
+/** Codes after which reconnecting cannot help: the session ends. */
+const FINAL_CODES: ReadonlySet<string> = new Set(["banned", "unsupported_version"]);
 
 /** A request until it is settled: it may be sent again (`try_again`) or on another connection (`moved`). */
 interface Pending {
@@ -126,6 +135,8 @@ export class Session {
   name: string;
   token: string | null;
   welcome: Welcome | null = null;
+  /** Why the server refused this client for good, once it has (the session then stays closed). */
+  ended: ServerError | null = null;
 
   /** Where the current (or next) connection goes: the first URL, or where `moved` sent it. */
   private url: string;
@@ -145,8 +156,8 @@ export class Session {
   private retryTimer: ReturnType<typeof setTimeout> | null = null;
   private pingTimer: ReturnType<typeof setInterval> | null = null;
   private stopped = false;
-  /** The code of the last fatal `error` the server sent, if any. */
-  private fatal: string | null = null;
+  /** The code and sentence of the last fatal `error` (or `bye` `banned`) the server sent, if any. */
+  private fatal: ServerError | null = null;
 
   constructor(private readonly options: SessionOptions) {
     this.name = options.name;
@@ -496,7 +507,8 @@ export class Session {
       this.lastSeen.delete(message.room);
       this.emit("view", message.room, null, null);
     }
-    if (message.type === "error" && message.fatal) this.fatal = message.code;
+    if (message.type === "error" && message.fatal) this.fatal = new ServerError(message.code, message.message);
+    if (message.type === "bye" && message.code === "banned") this.fatal = new ServerError("banned", message.message);
     if ((message.type === "error" || message.type === "rejected") && !this.willRetry(message, pending)) {
       const room = message.type === "rejected" ? message.room : null;
       this.emit("problem", new ServerError(message.code, message.message), room);
@@ -564,13 +576,22 @@ export class Session {
    *  died). */
   private dropped(): void {
     this.letGo();
-    if (this.stopped) return;
-    if (this.fatal === "unsupported_version") {
-      this.setStatus("closed"); // retrying cannot help: the server speaks no version of ours
+    if (this.stopped || this.ended) return;
+    if (this.fatal && FINAL_CODES.has(this.fatal.code)) {
+      this.end(this.fatal); // retrying cannot help: banned, or no version of ours
       return;
     }
     this.url = this.options.url;
     this.scheduleRetry();
+  }
+
+  /** Stop for good with the server's refusal: no more reconnects. */
+  private end(reason: ServerError): void {
+    this.ended = reason;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+    this.setStatus("closed");
+    this.emit("ended", reason);
   }
 
   private scheduleRetry(): void {

@@ -25,8 +25,9 @@ import { ProtocolError } from "./errors";
 import type { ClientMessage, Delta, ServerMessage, Welcome } from "./messages";
 import { applyDelta, fromSnapshot, type RoomView } from "./roomview";
 
-/** The protocol versions this client speaks (2 adds `moved` and `try_again`). */
-export const SUPPORTED_VERSIONS: readonly number[] = [1, 2];
+/** The protocol versions this client speaks (2 adds `moved` and `try_again`; 3 adds the
+ *  operator's `message` to `room_closed` and `kicked`). */
+export const SUPPORTED_VERSIONS: readonly number[] = [1, 2, 3];
 
 export type ConnectionState = "awaiting_hello" | "negotiating" | "open" | "closed";
 

@@ -95,6 +95,8 @@ export interface GameInfo {
   bots: string[];
   default_bot: string;
   seats: SeatRule[];
+  /** Each command type's field names (a legal entry's other keys are information). */
+  commands: Record<string, string[]>;
 }
 
 // --- client to server -----------------------------------------------------------------------
@@ -153,9 +155,12 @@ export interface Games { type: "games"; ref: number | null; games: GameInfo[] }
 export interface LobbyUpdate { type: "lobby_update"; rooms: RoomSummary[]; removed: string[] }
 export interface RoomCreated { type: "room_created"; ref: number | null; room: string; code: string | null; commitment: string }
 export interface RematchCreated { type: "rematch_created"; room: string; new_room: string }
-export interface Kicked { type: "kicked"; room: string; seat: number }
+/** `message` (version 3, else ""): the sentence for the person, e.g. the operator's reason. */
+export interface Kicked { type: "kicked"; room: string; seat: number; message: string }
 export interface RoomUpdate { type: "room_update"; info: RoomSummary; seat: number | null }
-export interface RoomClosed { type: "room_closed"; room: string; reason: string }
+/** `reason`: `expired`, `abandoned`, `internal_error` or `closed_by_operator`; `message`
+ *  (version 3, else ""): why, in a sentence for the person. */
+export interface RoomClosed { type: "room_closed"; room: string; reason: string; message: string }
 export interface Accepted { type: "accepted"; ref: number | null; room: string; seq: number }
 export interface Rejected { type: "rejected"; ref: number | null; room: string; code: string; message: string }
 export interface Snapshot { type: "snapshot"; ref: number | null; room: string; epoch: string; seq: number; seat: number | null; view: Data | null; legal: Data[]; clock_origin: number }
@@ -270,6 +275,7 @@ export const STRUCTURES: Readonly<Record<string, Schema>> = {
     bots: ["list<str>", []],
     default_bot: ["str"],
     seats: ["list<map>", []],
+    commands: ["map", {}],
   },
 };
 
@@ -295,9 +301,9 @@ export const SERVER_MESSAGES: Readonly<Record<ServerType, Schema>> = {
   lobby_update: { rooms: ["list<RoomSummary>", []], removed: ["list<str>", []] },
   room_created: { ref: REF, room: ["str"], code: ["str?", null], commitment: ["str"] },
   rematch_created: { room: ["str"], new_room: ["str"] },
-  kicked: { room: ["str"], seat: ["int"] },
+  kicked: { room: ["str"], seat: ["int"], message: ["str", ""] },
   room_update: { info: ["RoomSummary"], seat: ["int?", null] },
-  room_closed: { room: ["str"], reason: ["str"] },
+  room_closed: { room: ["str"], reason: ["str"], message: ["str", ""] },
   accepted: { ref: REF, room: ["str"], seq: ["int"] },
   rejected: { ref: REF, room: ["str"], code: ["str"], message: ["str"] },
   snapshot: {

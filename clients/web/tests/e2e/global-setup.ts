@@ -1,7 +1,8 @@
 /**
  * Starts a real `lumin serve` for the e2e tests: a free port, a temporary data folder, this
- * build as its static files, bots with no delay. The URL goes to the tests in LUMIN_URL; the
- * returned function stops the server and removes the folder.
+ * build as its static files, bots with no delay, and a fixed admin token for the admin page's
+ * tests. The URL goes to the tests in LUMIN_URL, the token in LUMIN_ADMIN_TOKEN; the returned
+ * function stops the server and removes the folder.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
@@ -12,6 +13,8 @@ import { join, resolve } from "node:path";
 const WEB = resolve(import.meta.dirname, "../..");
 const ROOT = resolve(WEB, "../..");
 export const SCREENS = join(WEB, "test-results", "screens");
+/** The e2e server's admin token (the admin API is off without one). */
+export const ADMIN_TOKEN = "e2e-admin-token-0123456789abcdef";
 
 function freePort(): Promise<number> {
   return new Promise((done, fail) => {
@@ -56,15 +59,17 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     "--connect-burst", "1000", "--connections-per-address", "10000", "--rooms-per-identity", "1000",
     "--rooms-per-address", "10000",
   ];
+  // A fixed test token on the command line (a real server's belongs in LUMIN_ADMIN_TOKEN).
   const server = spawn(
     lumin,
-    ["serve", "--port", String(port), "--data", data, "--static", dist, "--bot-delay", "0", "--log-level", "warning", ...limits],
+    ["serve", "--port", String(port), "--data", data, "--static", dist, "--bot-delay", "0", "--log-level", "warning", "--admin-token", ADMIN_TOKEN, ...limits],
     { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] },
   );
   server.stdout?.on("data", (chunk) => (output += chunk));
   server.stderr?.on("data", (chunk) => (output += chunk));
   await waitHealthy(url, server, () => output);
   process.env.LUMIN_URL = url;
+  process.env.LUMIN_ADMIN_TOKEN = ADMIN_TOKEN;
   process.env.LUMIN_SCREENS = SCREENS;
   console.log(`e2e: lumin serve at ${url} (data ${data}), limits ${limits.join(" ")}`);
   console.log(`e2e: screenshots go to ${SCREENS}`);

@@ -29,7 +29,7 @@ test("a private room joined by link, with an error line, ready, start and chat",
 
   // The host frees Bob's seat; Bob is told, and sits down again.
   await ada.page.locator(".seat[data-seat='1']").getByRole("button", { name: "Kick" }).click();
-  await expect(bob.page.getByTestId("error-line")).toContainText("kicked");
+  await expect(bob.page.getByTestId("room-notice")).toHaveText("The host freed your seat. You are watching now.");
   await expect(ada.page.locator(".seat[data-seat='1']")).toContainText("open");
   await bob.page.getByTestId("sit-1").click();
   await expect(bob.page.locator(".seat.me")).toContainText("Bob");

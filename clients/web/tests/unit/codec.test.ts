@@ -2,6 +2,7 @@
 import { describe, expect, it } from "vitest";
 
 import { decodeMessage, encodeMessage, encodeValue, SERVER_FRAME_LIMITS } from "../../src/protocol/codec";
+import { type FieldSpec, type Schema, SERVER_MESSAGES, STRUCTURES } from "../../src/protocol/messages";
 import { ProtocolError } from "../../src/protocol/errors";
 import { Decoder } from "@msgpack/msgpack";
 import vectors from "../vectors/codec.json";
@@ -26,6 +27,43 @@ describe("decoding the Python encoder's frames", () => {
       expect(decodeMessage(bytes(hex))).toEqual(message);
     });
   }
+});
+
+/** A schema as the vectors give Python's: each field required, or its default. */
+function asPython(schema: Schema): Record<string, { required: true } | { default: unknown }> {
+  return Object.fromEntries(
+    Object.entries(schema).map(([name, spec]: [string, FieldSpec]) => [name, spec.length === 1 ? { required: true } : { default: spec[1] }]),
+  );
+}
+
+describe("the schema matches protocol/messages.py field for field", () => {
+  const python = vectors.schema as {
+    messages: Record<string, Record<string, unknown>>;
+    structures: Record<string, Record<string, unknown>>;
+  };
+  it("knows exactly the messages the server may send", () => {
+    expect(Object.keys(SERVER_MESSAGES).sort()).toEqual(Object.keys(python.messages).sort());
+  });
+  for (const [type, fields] of Object.entries(python.messages)) {
+    it(`${type}: every field, required or with Python's default`, () => {
+      expect(asPython(SERVER_MESSAGES[type as keyof typeof SERVER_MESSAGES] ?? {})).toEqual(fields);
+    });
+  }
+  for (const [name, fields] of Object.entries(python.structures)) {
+    it(`structure ${name}`, () => {
+      expect(asPython(STRUCTURES[name] ?? {})).toEqual(fields);
+    });
+  }
+});
+
+describe("version 3: the operator's words", () => {
+  it("decodes room_closed and kicked with and without message", () => {
+    expect(decodeMessage(encodeValue({ type: "kicked", room: "r1", seat: 1 }))).toEqual({ type: "kicked", room: "r1", seat: 1, message: "" });
+    const closed = { type: "room_closed", room: "r1", reason: "closed_by_operator", message: "The server's operator closed this room: maintenance." };
+    expect(decodeMessage(encodeValue(closed))).toEqual(closed);
+    expect(decodeMessage(encodeValue({ type: "room_closed", room: "r1", reason: "expired" }))).toEqual({ type: "room_closed", room: "r1", reason: "expired", message: "" });
+    expect(codeOf(() => decodeMessage(encodeValue({ type: "kicked", room: "r1", seat: 1, message: 5 })))).toBe("bad_field");
+  });
 });
 
 describe("refusing bad frames with Python's codes", () => {

@@ -92,7 +92,7 @@ describe("requests", () => {
     expect(socket.sent).toEqual([]);
     socket.open();
     expect(socket.sent.map((m) => m.type)).toEqual(["hello", "watch_lobby"]);
-    expect(socket.sent[0]).toMatchObject({ versions: [1, 2], name: "Ada", token: "old" });
+    expect(socket.sent[0]).toMatchObject({ versions: [1, 2, 3], name: "Ada", token: "old" });
     welcome(socket);
     expect(session.status).toBe("open");
     expect(tokens).toEqual(["tk1"]);
@@ -244,10 +244,10 @@ function move(socket: FakeSocket, type: string, url: string, room: string | null
 }
 
 describe("moved (protocol version 2)", () => {
-  it("offers versions 1 and 2 and speaks the one welcome picks", () => {
+  it("offers versions 1, 2 and 3 and speaks the one welcome picks", () => {
     const session = connect();
     sockets[0]!.open();
-    expect(sockets[0]!.last("hello")).toMatchObject({ versions: [1, 2] });
+    expect(sockets[0]!.last("hello")).toMatchObject({ versions: [1, 2, 3] });
     welcome(sockets[0]!, "tk1", 2);
     expect(session.conn.version).toBe(2);
   });
@@ -262,7 +262,7 @@ describe("moved (protocol version 2)", () => {
     expect(second.url).toBe("ws://node2:8700/ws");
     second.open();
     expect(second.sent).toEqual([
-      expect.objectContaining({ type: "hello", token: "tk1", versions: [1, 2] }),
+      expect.objectContaining({ type: "hello", token: "tk1", versions: [1, 2, 3] }),
       expect.objectContaining({ type: "resume", room: "r1", seq: 5, epoch: "e1" }),
       expect.objectContaining({ type: "join_seat", room: "r1", seat: 1 }),
     ]);
@@ -423,6 +423,62 @@ describe("try_again", () => {
     }
     await expect(join).rejects.toMatchObject({ code: "try_again", message: "Busy (3)." });
     expect(first.sent.filter((m) => m.type === "join_seat")).toHaveLength(4);
+  });
+});
+
+describe("refused for good (protocol version 3: banned)", () => {
+  function banned(): Session {
+    return new Session({
+      url: "ws://test/ws",
+      name: "Ada",
+      token: "tk1",
+      pingInterval: 0,
+      socketFactory: (url) => {
+        const socket = new FakeSocket(url);
+        sockets.push(socket);
+        return socket;
+      },
+    });
+  }
+
+  it("a fatal error banned at hello ends the session: no reconnect, the sentence kept", () => {
+    const session = banned();
+    const ended: string[] = [];
+    session.on("ended", (reason) => ended.push(`${reason.code}: ${reason.message}`));
+    sockets[0]!.open();
+    const hello = sockets[0]!.last("hello");
+    sockets[0]!.serve({ type: "error", ref: hello.id, code: "banned", message: "The server's operator banned this identity: cheating.", fatal: true });
+    sockets[0]!.drop(1008);
+    vi.advanceTimersByTime(60_000);
+    expect(sockets).toHaveLength(1);
+    expect(session.status).toBe("closed");
+    expect(ended).toEqual(["banned: The server's operator banned this identity: cheating."]);
+    expect(session.ended?.code).toBe("banned");
+  });
+
+  it("bye banned on an open connection ends it too, and requests fail at once", async () => {
+    const session = banned();
+    sockets[0]!.open();
+    welcome(sockets[0]!, "tk1", 3);
+    expect(session.status).toBe("open");
+    sockets[0]!.serve({ type: "bye", code: "banned", message: "The server's operator banned this address." });
+    sockets[0]!.drop(1008);
+    vi.advanceTimersByTime(60_000);
+    expect(sockets).toHaveLength(1);
+    expect(session.status).toBe("closed");
+    expect(session.ended?.message).toBe("The server's operator banned this address.");
+    await expect(session.request({ type: "list_games" })).rejects.toMatchObject({ code: "disconnected" });
+  });
+
+  it("bye going_away still reconnects", () => {
+    const session = banned();
+    sockets[0]!.open();
+    welcome(sockets[0]!);
+    sockets[0]!.serve({ type: "bye", code: "going_away", message: "The server is shutting down." });
+    sockets[0]!.drop(1001);
+    vi.advanceTimersByTime(700);
+    expect(sockets).toHaveLength(2);
+    expect(session.ended).toBeNull();
   });
 });
 

@@ -1,0 +1,46 @@
+/**
+ * What a player is told when the server's operator (or the server itself) takes something
+ * away: a room closed, a seat taken, a ban, a muted chat. Players read sentences, never codes:
+ * the server's own sentence (protocol version 3's `message`, an `error`'s or `bye`'s
+ * `message`) when it sent one, else one made here from the code, as a version 1 or 2 server
+ * sends none.
+ */
+
+import type { Kicked, RoomClosed } from "../protocol/messages";
+
+/** Why a room closed, for reasons sent without a `message`. */
+const CLOSED: Record<string, string> = {
+  expired: "The room expired: nobody was in it.",
+  abandoned: "The game was stopped: nobody was playing it any more.",
+  internal_error: "The room failed on the server and closed.",
+  closed_by_operator: "The server's operator closed this room.",
+};
+
+/** Why the room closed, in a sentence. */
+export function closedSentence(message: Pick<RoomClosed, "reason" | "message">): string {
+  if (message.message.trim()) return message.message.trim();
+  return CLOSED[message.reason] ?? "The room was closed.";
+}
+
+/**
+ * Why the player lost their seat, in a sentence that says they watch now (and, during a game,
+ * that a bot plays on). `playing` is whether the game had started: only the server's operator
+ * can take a seat then, and a bot takes it over.
+ */
+export function kickedSentence(message: Pick<Kicked, "seat" | "message">, playing: boolean): string {
+  const said = message.message.trim();
+  const watching = "You are watching now.";
+  if (said) return /watching/i.test(said) ? said : `${said} ${watching}`;
+  if (playing) return `The server's operator removed you from seat ${message.seat}. A bot plays on. ${watching}`;
+  return `The host freed your seat. ${watching}`;
+}
+
+/** Why the server will not let this identity or address in (the `banned` code). */
+export function bannedSentence(message: string): string {
+  return message.trim() || "The server's operator banned this identity or address.";
+}
+
+/** Why a chat line was refused (the `muted` code). */
+export function mutedSentence(message: string): string {
+  return message.trim() || "The server's operator muted you in this room's chat.";
+}
