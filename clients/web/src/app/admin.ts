@@ -435,7 +435,7 @@ export class AdminPage {
     this.detailBody = h("div.detail-body", null, h("p.muted", null, "Loading…"));
     replace(
       this.detail,
-      h("div.detail-head", null, h("h2#detail-title", null, `Room ${id}`), h("button.small.ghost", { type: "button", "aria-label": "Close this panel", onclick: () => this.deselect() }, "✕")),
+      h("div.detail-head", null, h("h2#detail-title", null, "Room ", h("span.mono.id", null, id)), h("button.small.ghost", { type: "button", "aria-label": "Close this panel", onclick: () => this.deselect() }, "✕")),
       labelled("room-reason", "Reason (the players are shown it)", this.reason),
       h(
         "div.row",

@@ -30,8 +30,8 @@
  * - Refused for good: a fatal `error` `banned` (the `hello` of a banned identity) or
  *   `unsupported_version`, or a `bye` with code `banned` (the server's operator banned an open
  *   connection), ends the session instead of reconnecting: {@link ended} holds the server's
- *   sentence and the `ended` event reports it. (A banned address refused at the websocket
- *   handshake, HTTP 403, looks like any failed connection to a browser: it keeps retrying.)
+ *   sentence and the `ended` event reports it. (A banned address's connection is let in so
+ *   that its `hello` gets that fatal `error`, which a browser can read.)
  */
 
 import { ServerError, ProtocolError } from "../protocol/errors";

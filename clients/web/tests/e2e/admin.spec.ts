@@ -111,7 +111,7 @@ test("an operator logs in, sees live rooms, kicks a player (a bot takes over), c
   await expect(op.page.getByTestId("room-answer")).toContainText("bot plays the seat on");
   const notice = bob.page.getByTestId("room-notice");
   await expect(notice).toBeVisible();
-  await expect(notice).toContainText("The server's operator removed you from seat 1: abusive chat");
+  await expect(notice).toContainText("The server's operator removed you from seat 2: abusive chat.");
   await expect(notice).toContainText("A bot plays on.");
   await expect(notice).toContainText("You are watching now.");
   await expect(bob.page.locator(".seat.me")).toHaveCount(0);
