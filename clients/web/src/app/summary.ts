@@ -20,6 +20,9 @@ export interface Reveal {
   commitment: string;
 }
 
+/** Milliseconds a summary drawn without `game_over` waits for it before reading the log. */
+export const REVEAL_WAIT_MS = 1500;
+
 /** The reveal of a finished game, from `game_over` or the downloadable log. */
 export async function fetchReveal(room: string, access: LogAccess): Promise<Reveal | null> {
   try {
@@ -137,7 +140,13 @@ export function renderSummary(outcome: OutcomeInfo, summary: RoomSummary | null,
       .catch(() => (verdict.textContent = "The check failed to run."));
   };
   if (over) fill({ seed: over.seed, salt: over.salt, commitment: over.commitment });
-  else fetchReveal(room, access).then(fill, () => fill(null));
+  else
+    // A live page drew this from the final view: `game_over`, with the reveal, is on its way
+    // and redraws the summary. Ask the log only if it has not come by then (a page opened
+    // after the end), so the request never reaches a store that has not the game as finished.
+    setTimeout(() => {
+      if (fairness.isConnected) fetchReveal(room, access).then(fill, () => fill(null));
+    }, REVEAL_WAIT_MS);
 
   const details = outcome.details && Object.keys(outcome.details).length ? h("section.details", null, h("h4", null, "Details"), renderData(outcome.details)) : null;
   return h(
