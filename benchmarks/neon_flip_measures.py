@@ -118,7 +118,8 @@ def main() -> int:
             ok = meets(value)
         verdict = "" if args.smoke else ("  ok" if ok else "  MISSED")
         failed += 0 if args.smoke or ok else 1
-        print(f"{number:2d}. lumin {command}\n    {bar}: {value:.3f}{verdict}", flush=True)
+        ran = " ".join([*_sized(command, args.smoke), "--jobs", str(args.jobs)])
+        print(f"{number:2d}. lumin {ran}\n    {bar}: {value:.3f}{verdict}", flush=True)
     if failed:
         print(f"{failed} measure(s) missed (see docs/performance.md for what that means)")
     return 0
