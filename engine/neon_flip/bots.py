@@ -1,16 +1,17 @@
 """Neon Flip's bots: the ladder ``easy``, ``medium`` and ``hard`` (``bot`` is ``hard``), each a
 one-action-ahead evaluator that reads only its own seat's view, in :data:`BOTS`.
 
-``hard`` is described first; the lower levels are the same machine with parts switched off
-(:class:`Level`):
+``hard`` is the first wave's bot, described below; the lower levels are the same machine with
+parts switched off or loosened (:class:`Level`):
 
-- ``medium`` judges every command by the cheap first pass alone (the tiles it changes, with a
-  greedy cascade, and the prices below): no full evaluation of the board, so no Continuous
-  Circuits, no objective and no bonus for ending the round on its own turn;
-- ``easy`` is ``medium`` that makes at most one action a turn (a card, a Manual Flip, a buy or a
-  lock; cascades follow as usual) and picks it at random among its three best, so it leaves
-  Energy unspent and misses its best plays: a newcomer's first opponent.
-
+- ``medium`` evaluates like ``hard`` but plays at random among its four best commands worth
+  more than ending the turn (always the one when only one is), so it often takes a lesser
+  card or flip;
+- ``easy`` judges every command by the cheap first pass alone (the tiles it changes, with a
+  greedy cascade, and the prices below: no Continuous Circuits, no objective, no bonus for
+  ending the round on its own turn), makes at most one action a turn (a card, a Manual Flip,
+  a buy or a lock; cascades follow as usual) and picks it at random among its three best, so
+  it leaves Energy unspent and misses its best plays: a newcomer's first opponent.
 
 For every command its seat may send, the bot works out the board it would leave (with the
 card effects of :mod:`engine.neon_flip.cards`, applied to the public board of its view) and
@@ -135,11 +136,12 @@ class Level:
     pick: int = 1
 
 
-#: Tiles first: the cheap pass decides (measured stronger than the full evaluation, which
-#: prices circuits and the objective on every board although they score only at the end).
-HARD = Level("hard", shortlist=0, chain_search=0)
-#: The first wave's bot: the best 24 evaluated in full, the longest cascade.
-MEDIUM = Level("medium")
+#: The first wave's bot (issue 16: the starting point of the ladder): the best 24 of the cheap
+#: pass evaluated in full, the longest cascade, always the best.
+HARD = Level("hard")
+#: ``hard`` that plays at random among its four best (by the full evaluation).
+MEDIUM = Level("medium", pick=4)
+#: The cheap pass alone, one action a turn, at random among its three best.
 EASY = Level("easy", shortlist=0, chain_search=0, actions=1, pick=3)
 
 _CELL_SETS: dict[str, tuple[tuple[int, ...], ...]] = {
@@ -466,15 +468,23 @@ class NeonBot:
                 return end
             return good[0] if len(good) == 1 else self.rng.choice(good)
         best_value, best_index, best = 0.05, -1, end
+        full: list[tuple[float, int, Command]] = []
         for _quick, index, option, extra in scored[: level.shortlist]:
             searched = self._outcome(table, option, energy_value, level.chain_search)
             assert searched is not None
             value = self.evaluate(table, searched[0]) - base + extra
+            full.append((value, index, option))
             if value > best_value or (value == best_value and index < best_index):
                 best_value, best_index, best = value, index, option
         for value, index, option in extras:
             if value > best_value:
                 best_value, best_index, best = value, index, option
+        if level.pick > 1:
+            # At random among the best ``pick`` worth more than ending the turn.
+            ranked = sorted(full + extras, key=lambda item: (-item[0], item[1]))
+            good = [option for value, _, option in ranked[: level.pick] if value > 0.05]
+            if len(good) > 1:
+                return self.rng.choice(good)
         return best
 
 
@@ -558,12 +568,13 @@ def _objective_ease(key: str) -> float:
 
 
 def hard_bot(game: Game, seat: int, rng: random.Random) -> Bot:
-    """Hard: the full evaluation of the best 24 commands, the longest cascade."""
+    """Hard (the first wave's bot): the full evaluation of the best 24 commands, the longest
+    cascade, always the best."""
     return NeonBot(rng, level=HARD)
 
 
 def medium_bot(game: Game, seat: int, rng: random.Random) -> Bot:
-    """Medium: the cheap pass alone (tiles changed, greedy cascade)."""
+    """Medium: hard's evaluation, at random among its four best commands."""
     return NeonBot(rng, level=MEDIUM)
 
 
