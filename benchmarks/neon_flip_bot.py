@@ -1,11 +1,12 @@
-"""How long the Neon Flip bot takes to decide: median, 90th percentile and worst, per mode.
+"""How long the Neon Flip bots take to decide: median, 90th percentile and worst, per mode and
+per level of the ladder (easy, medium, hard; ``bot`` is hard).
 
 Plays seeded games with the bot in every seat (solo: against PROTO-ZERO) and times each call
 of ``act``, with the node count the decision used. "all" counts every decision (cascade
 choices and discards are quick); "phase 2" only those where the bot chose among actions A-D
 and ending its turn, the expensive ones.
 
-    .venv/bin/python -m benchmarks.neon_flip_bot [--games N] [--smoke]
+    .venv/bin/python -m benchmarks.neon_flip_bot [--games N] [--smoke] [--level LEVEL ...]
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Any
 
 from engine.core import Action, Command, SeatSpec
 from engine.match import Match, play_out
-from engine.neon_flip.bots import NeonBot
+from engine.neon_flip.bots import EASY, HARD, MEDIUM, Level, NeonBot
 from engine.neon_flip.messages import EndTurn
 from engine.registry import get_game
 from engine.selfplay import game_seed
@@ -57,8 +58,11 @@ class TimedBot:
         return action
 
 
+LEVELS = {"easy": EASY, "medium": MEDIUM, "hard": HARD}
+
+
 def run(
-    label: str, options: dict[str, Any], seats: int, games: int
+    label: str, options: dict[str, Any], seats: int, games: int, level: Level = HARD
 ) -> tuple[list[float], list[float]]:
     times: list[float] = []
     nodes: list[int] = []
@@ -68,7 +72,7 @@ def run(
         specs = [SeatSpec(f"bot-{n}", "bot") for n in range(seats)]
         match = Match.start(GAME, specs, seed, options)
         bots = [
-            TimedBot(NeonBot(random.Random(index * 10 + n)), times, nodes, main)
+            TimedBot(NeonBot(random.Random(index * 10 + n), level=level), times, nodes, main)
             for n in range(seats)
         ]
         play_out(match, bots)
@@ -88,26 +92,29 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--games", type=int, default=5, help="games per mode")
     parser.add_argument("--smoke", action="store_true", help="one short game per mode")
+    parser.add_argument("--level", nargs="*", choices=list(LEVELS), help="default: all three")
     args = parser.parse_args()
-    everything: list[float] = []
-    phase2: list[float] = []
-    for label, options, seats in ROOMS:
-        room = dict(options)
-        games = args.games
-        if args.smoke:
-            games = 1
-            if room.get("mode") != "solo":
-                room["rounds"] = 1
-        every, main = run(label, room, seats, games)
-        everything += every
-        phase2 += main
-    everything.sort()
-    phase2.sort()
-    print(
-        f"{'all modes':12s} decisions {len(everything):6d}  median "
-        f"{statistics.median(everything):6.2f} ms  worst {everything[-1]:7.2f} ms  | phase 2: "
-        f"median {statistics.median(phase2):6.2f} ms  worst {phase2[-1]:7.2f} ms"
-    )
+    for name in args.level or list(LEVELS):
+        print(f"--- {name}")
+        everything: list[float] = []
+        phase2: list[float] = []
+        for label, options, seats in ROOMS:
+            room = dict(options)
+            games = args.games
+            if args.smoke:
+                games = 1
+                if room.get("mode") != "solo":
+                    room["rounds"] = 1
+            every, main = run(label, room, seats, games, LEVELS[name])
+            everything += every
+            phase2 += main
+        everything.sort()
+        phase2.sort()
+        print(
+            f"{'all modes':12s} decisions {len(everything):6d}  median "
+            f"{statistics.median(everything):6.2f} ms  worst {everything[-1]:7.2f} ms  | "
+            f"phase 2: median {statistics.median(phase2):6.2f} ms  worst {phase2[-1]:7.2f} ms"
+        )
 
 
 if __name__ == "__main__":

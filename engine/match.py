@@ -124,12 +124,15 @@ def play_out(
     bots: Sequence[Bot | None],
     max_steps: int = 200_000,
     on_step: StepHook | None = None,
+    bot_delay: float = 0.0,
 ) -> Match:
     """Let ``bots`` play ``match`` until it ends, on a simulated clock.
 
     At each step every bot whose seat has commands is asked for its next action; the earliest
-    action, or the engine's deadline if that comes first, happens next. Raises :class:`Stalled`
-    when nothing can happen, and propagates ``Rejected`` from a bot's command (a bot bug).
+    action, or the engine's deadline if that comes first, happens next. A bot that wants to act
+    at once is paced by ``bot_delay`` simulated seconds, as the server paces its bot seats (an
+    action the bot sets later than now keeps its own moment). Raises :class:`Stalled` when
+    nothing can happen, and propagates ``Rejected`` from a bot's command (a bot bug).
     """
     game = match.game
     for _ in range(max_steps):
@@ -145,7 +148,7 @@ def play_out(
             action = bot.act(game.view(match.state, seat), options, match.now)
             if action is None:
                 continue
-            at = max(action.at, match.now)
+            at = action.at if action.at > match.now else match.now + bot_delay
             if best is None or at < best[0]:
                 best = (at, seat, action)
         deadline = game.deadline(match.state)

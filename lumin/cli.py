@@ -13,7 +13,7 @@ from typing import Any, NoReturn
 import click
 
 from engine.registry import game_ids, get_game
-from engine.selfplay import GameResult, arena_summary, play_game
+from engine.selfplay import DEFAULT_BOT_DELAY, GameResult, arena_summary, play_game
 from lumin.admin import admin
 from lumin.serve import serve
 
@@ -32,7 +32,7 @@ def _parse_options(pairs: Sequence[str]) -> dict[str, str]:
 
 def _check_game(game_id: str, options: dict[str, str], seats: int) -> None:
     """Fail early, with the rules' own words, on an unknown game, option or seat count."""
-    from engine.core import Rejected, validate_options
+    from engine.core import Rejected, validate_options, validate_seats
 
     try:
         game = get_game(game_id)
@@ -48,13 +48,19 @@ def _check_game(game_id: str, options: dict[str, str], seats: int) -> None:
             f"{game.name} takes {counts.start} to {counts.stop - 1} seats with these options",
             param_hint="--players/--seats",
         )
+    try:
+        validate_seats(game, checked, [{}] * seats)
+    except Rejected as error:
+        raise click.BadParameter(error.message, param_hint="--option") from None
 
 
 def _play_chunk(
-    args: tuple[str, tuple[tuple[str, ...], ...], int, list[int], dict[str, str]],
+    args: tuple[str, tuple[tuple[str, ...], ...], int, list[int], dict[str, str], float],
 ) -> list[GameResult]:
-    game_id, lineups, seed, indices, options = args
-    return [play_game(game_id, lineups[i % len(lineups)], seed, i, options) for i in indices]
+    game_id, lineups, seed, indices, options, bot_delay = args
+    return [
+        play_game(game_id, lineups[i % len(lineups)], seed, i, options, bot_delay) for i in indices
+    ]
 
 
 def _run(
@@ -65,12 +71,13 @@ def _run(
     options: dict[str, str],
     jobs: int,
     quiet: bool,
+    bot_delay: float = DEFAULT_BOT_DELAY,
 ) -> tuple[list[GameResult], float]:
     """Play ``games`` games, game ``i`` with ``lineups[i % len(lineups)]``, in ``jobs``
     processes; show a progress bar on standard error unless ``quiet``."""
     chunk = max(1, min(25, games // (jobs * 4) or 1))
     batches = [list(range(start, min(games, start + chunk))) for start in range(0, games, chunk)]
-    work = [(game_id, tuple(lineups), seed, batch, options) for batch in batches]
+    work = [(game_id, tuple(lineups), seed, batch, options, bot_delay) for batch in batches]
     results: list[GameResult] = []
     started = time.perf_counter()
     mapper: Callable[..., Iterable[list[GameResult]]]
@@ -124,6 +131,13 @@ _common = [
     click.option("--option", "options", multiple=True, help="A room option, NAME=VALUE."),
     click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True),
     click.option("--json", "as_json", is_flag=True, help="Print one JSON object."),
+    click.option(
+        "--bot-delay",
+        type=click.FloatRange(0, 60),
+        default=DEFAULT_BOT_DELAY,
+        show_default=True,
+        help="Simulated seconds a bot waits before each command (the server's default).",
+    ),
 ]
 
 
@@ -144,6 +158,7 @@ def selfplay(
     options: tuple[str, ...],
     jobs: int,
     as_json: bool,
+    bot_delay: float,
     players: int | None,
 ) -> None:
     """Play GAMES complete games between the game's default bots on a simulated clock."""
@@ -158,18 +173,25 @@ def selfplay(
             players = 2
     _check_game(game, room, players)
     lineup = tuple([rules.default_bot] * players)
-    results, elapsed = _run(game, [lineup], games, seed, room, jobs, as_json)
+    results, elapsed = _run(game, [lineup], games, seed, room, jobs, as_json, bot_delay)
     finished = len(results)
     turns = [r.turns for r in results if r.turns is not None]
+    reasons: dict[str, int] = {}
+    for result in results:
+        reasons[result.reason] = reasons.get(result.reason, 0) + 1
     summary = {
         "game": game,
         "games": games,
         "finished": finished,
         "players": players,
+        "bot": rules.default_bot,
+        "bot_delay": bot_delay,
         "options": room,
         "avg_length": sum(r.commands for r in results) / finished if finished else 0.0,
         "avg_events": sum(r.events for r in results) / finished if finished else 0.0,
         "avg_turns": sum(turns) / len(turns) if turns else None,
+        "reached_clock": sum(1 for r in results if r.reached_clock),
+        "reasons": dict(sorted(reasons.items())),
         "avg_game_seconds_simulated": sum(r.sim_seconds for r in results) / finished
         if finished
         else 0.0,
@@ -185,6 +207,8 @@ def selfplay(
     click.echo(f"  average length: {length:.1f} commands, {events:.1f} events")
     if summary["avg_turns"] is not None:
         click.echo(f"  average turns: {summary['avg_turns']:.1f}")
+    click.echo(f"  ended on the game clock: {summary['reached_clock']}")
+    click.echo("  ends: " + ", ".join(f"{k} {n}" for k, n in summary["reasons"].items()))
     if summary["avg_game_seconds_simulated"]:
         click.echo(f"  average simulated game time: {summary['avg_game_seconds_simulated']:.1f} s")
     click.echo(
@@ -207,6 +231,7 @@ def arena(
     options: tuple[str, ...],
     jobs: int,
     as_json: bool,
+    bot_delay: float,
     bot_a: str | None,
     bot_b: str | None,
     seats: str | None,
@@ -229,10 +254,13 @@ def arena(
                 param_hint="--a/--b/--seats",
             )
     _check_game(game, room, len(kinds))
-    results, elapsed = _run(game, _lineups_for(kinds), games, seed, room, jobs, as_json)
+    results, elapsed = _run(game, _lineups_for(kinds), games, seed, room, jobs, as_json, bot_delay)
     summary = arena_summary(game, results)
     summary["seconds"] = elapsed
     summary["seats"] = kinds
+    summary["options"] = room
+    summary["bot_delay"] = bot_delay
+    summary["reached_clock"] = sum(1 for r in results if r.reached_clock)
     if not seats:
         summary["a"] = summary["bots"][bot_a]
         summary["b"] = summary["bots"][bot_b]
@@ -253,6 +281,13 @@ def arena(
                     f"  {'':>10}  seat {seat['seat']}: {seat['win_rate']:.3f} of {seat['games']}"
                     f"  95% [{low:.3f}, {high:.3f}]"
                 )
+        first = entry["first_mover"]
+        if first["games"]:
+            low, high = first["ci95"]
+            click.echo(
+                f"  {'':>10}  moving first: {first['win_rate']:.3f} of {first['games']}"
+                f"  95% [{low:.3f}, {high:.3f}]"
+            )
 
 
 main.add_command(serve)

@@ -11,6 +11,10 @@ scores every legal play one move ahead:
 - playing a Frog of its own colour face up tells the table something, so among near-equal plays
   it prefers those that also raise another colour (it hides its colour), and it keeps Frogs of
   its own colour in hand for spaces where they cannot be flipped back at once.
+
+``easy`` (:class:`EasyFrogBot`) is that bot with a short attention span: on each play, with
+probability :data:`EASY_SLIP`, it plays a legal tile at random instead of its best, so a
+newcomer's first game is winnable. Both draw only from their seeded generator.
 """
 
 from __future__ import annotations
@@ -34,10 +38,16 @@ from engine.flip_over_frog.messages import DiscardSnake, PlayTile
 
 __all__ = [
     "BOTS",
+    "EASY_SLIP",
+    "EasyFrogBot",
     "FrogBot",
     "Known",
+    "easy_frog_bot",
     "frog_bot",
 ]
+
+#: How often ``easy`` plays at random instead of its best.
+EASY_SLIP = 0.55
 
 #: One remembered space: ``(tile or None if unknown, face_up)``, bottom first.
 Known = list[tuple[str | None, bool]]
@@ -200,10 +210,26 @@ def _neighbours(space: int) -> list[int]:
     return list(targets(space, "orthogonal")) + list(targets(space, "diagonal"))
 
 
+class EasyFrogBot(FrogBot):
+    """``bot`` that slips: with probability :data:`EASY_SLIP` a random legal play. It keeps
+    its memory up to date either way."""
+
+    def act(self, view: Mapping[str, Any], options: Sequence[Command], now: float) -> Action | None:
+        if options and self.rng.random() < EASY_SLIP:
+            self.observe(view)
+            return Action(now, self.rng.choice(list(options)))
+        return super().act(view, options, now)
+
+
 def frog_bot(game: Game, seat: int, rng: random.Random) -> Bot:
     """The Flip Over Frog bot for ``seat``."""
     return FrogBot(seat, rng)
 
 
+def easy_frog_bot(game: Game, seat: int, rng: random.Random) -> Bot:
+    """The easy Flip Over Frog bot for ``seat``: ``bot``, playing at random 55% of the time."""
+    return EasyFrogBot(seat, rng)
+
+
 #: Every bot kind Flip Over Frog offers, by the name a seat asks for.
-BOTS: dict[str, BotFactory] = {"bot": frog_bot, "random": random_bot}
+BOTS: dict[str, BotFactory] = {"bot": frog_bot, "easy": easy_frog_bot, "random": random_bot}

@@ -1,4 +1,17 @@
-"""Neon Flip's bot: a one-action-ahead evaluator that reads only its own seat's view.
+"""Neon Flip's bots: the ladder ``easy``, ``medium`` and ``hard`` (``bot`` is ``hard``), each a
+one-action-ahead evaluator that reads only its own seat's view, in :data:`BOTS`.
+
+``hard`` is the first wave's bot, described below; the lower levels are the same machine with
+parts switched off or loosened (:class:`Level`):
+
+- ``medium`` evaluates like ``hard`` but plays at random among its four best commands worth
+  more than ending the turn (always the one when only one is), so it often takes a lesser
+  card or flip;
+- ``easy`` judges every command by the cheap first pass alone (the tiles it changes, with a
+  greedy cascade, and the prices below: no Continuous Circuits, no objective, no bonus for
+  ending the round on its own turn), makes at most one action a turn (a card, a Manual Flip,
+  a buy or a lock; cascades follow as usual) and picks it at random among its three best, so
+  it leaves Energy unspent and misses its best plays: a newcomer's first opponent.
 
 For every command its seat may send, the bot works out the board it would leave (with the
 card effects of :mod:`engine.neon_flip.cards`, applied to the public board of its view) and
@@ -17,6 +30,8 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 from typing import Any
+
+import attrs
 
 from engine.bots import random_bot
 from engine.core import Action, Bot, BotFactory, Command, Game, Rejected
@@ -64,9 +79,16 @@ __all__ = [
     "CLOSE_BONUS",
     "CORNER_BONUS",
     "DEFAULT_BUDGET",
+    "EASY",
     "ENERGY_VALUE",
+    "HARD",
+    "MEDIUM",
     "SHORTLIST",
+    "Level",
     "NeonBot",
+    "easy_bot",
+    "hard_bot",
+    "medium_bot",
     "neon_bot",
 ]
 
@@ -98,6 +120,29 @@ CLOSE_BONUS = 4.0
 #: Nodes a cascade chain may explore when the bot looks for the longest one.
 CHAIN_SEARCH = 60
 DEFAULT_BUDGET = 4000
+
+
+@attrs.frozen
+class Level:
+    """What one rung of the ladder does: ``shortlist`` commands evaluated in full after the
+    cheap pass (0: the cheap pass decides), ``chain_search`` nodes for the longest cascade
+    (0: greedy), ``actions`` per turn (``None``: as many as pay), ``pick`` the number of best
+    commands it chooses among at random (1: always the best)."""
+
+    name: str
+    shortlist: int = SHORTLIST
+    chain_search: int = CHAIN_SEARCH
+    actions: int | None = None
+    pick: int = 1
+
+
+#: The first wave's bot (issue 16: the starting point of the ladder): the best 24 of the cheap
+#: pass evaluated in full, the longest cascade, always the best.
+HARD = Level("hard")
+#: ``hard`` that plays at random among its four best (by the full evaluation).
+MEDIUM = Level("medium", pick=4)
+#: The cheap pass alone, one action a turn, at random among its three best.
+EASY = Level("easy", shortlist=0, chain_search=0, actions=1, pick=3)
 
 _CELL_SETS: dict[str, tuple[tuple[int, ...], ...]] = {
     "corner_control": (CORNERS,),
@@ -150,10 +195,15 @@ class _Table:
 class NeonBot:
     """Plays any seat of any mode from its own view (see the module docs)."""
 
-    def __init__(self, rng: random.Random, budget: int = DEFAULT_BUDGET) -> None:
+    def __init__(
+        self, rng: random.Random, budget: int = DEFAULT_BUDGET, level: Level = HARD
+    ) -> None:
         self.rng = rng
         self.budget = budget
+        self.level = level
         self.nodes = 0
+        #: The turn (the view's ``turns``) of the bot's last action and its actions in it.
+        self.acted: tuple[int, int] = (-1, 0)
 
     # -- evaluation -----------------------------------------------------------------------------
 
@@ -321,21 +371,42 @@ class NeonBot:
         pending = view["pending_cascade"]
         left = pending["limit"] - pending["made"]
         best: Command = next(o for o in options if isinstance(o, StopCascade))
-        best_value = self.evaluate(table, table.board)
+        search = self.level.chain_search
+        full = self.level.shortlist > 0
+        best_value = self.evaluate(table, table.board) if full else 0.0
         for option in options:
             if not isinstance(option, Cascade):
                 continue
             cell = cell_of(option.slot)
-            board, _ = self._chain(
-                table, flipped(table.board, (cell,)), (cell,), left - 1, CHAIN_SEARCH
+            board, cells = self._chain(
+                table, flipped(table.board, (cell,)), (cell,), left - 1, search
             )
-            value = self.evaluate(table, board)
+            if full:
+                value = self.evaluate(table, board)
+            else:
+                value = self._cell_gain(table, table.board, board, [cell, *cells])
             if value > best_value:
                 best, best_value = option, value
         return best
 
     def _main(self, table: _Table, view: Mapping[str, Any], options: Sequence[Command]) -> Command:
-        base = self.evaluate(table, table.board)
+        level = self.level
+        turn, made = self.acted
+        if turn != view["turns"]:
+            turn, made = view["turns"], 0
+        if level.actions is not None and made >= level.actions:
+            return next(o for o in options if isinstance(o, EndTurn))
+        choice = self._best_action(table, view, options)
+        if not isinstance(choice, EndTurn):
+            made += 1
+        self.acted = (turn, made)
+        return choice
+
+    def _best_action(
+        self, table: _Table, view: Mapping[str, Any], options: Sequence[Command]
+    ) -> Command:
+        level = self.level
+        base = self.evaluate(table, table.board) if level.shortlist else 0.0
         scored: list[tuple[float, int, Command, float]] = []
         end: Command = EndTurn()
         # A checkpoint at the end of this turn (decisions 11) makes tiles shown now worth VP at
@@ -349,7 +420,12 @@ class NeonBot:
         hand_size = len(view["you"]["hand"])
         # Buying the last cards of the draw pile ends the round at the end of this turn, so
         # the checkpoint counts the board before any opponent can answer (decisions 11).
-        closable = not closing and not table.solo and 0 < table.draw_pile <= table.energy
+        closable = (
+            bool(level.shortlist)
+            and not closing
+            and not table.solo
+            and 0 < table.draw_pile <= table.energy
+        )
         extras: list[tuple[float, int, Command]] = []
         for index, option in enumerate(options):
             if isinstance(option, EndTurn):
@@ -381,16 +457,34 @@ class NeonBot:
                 (self._cell_gain(table, table.board, board, cells) + extra, index, option, extra)
             )
         scored.sort(key=lambda item: (-item[0], item[1]))
+        if not level.shortlist:
+            # The cheap pass decides: the best ``pick`` worth more than ending the turn.
+            ranked = sorted(
+                [(value, index, option) for value, index, option, _ in scored] + extras,
+                key=lambda item: (-item[0], item[1]),
+            )
+            good = [option for value, _, option in ranked[: level.pick] if value > 0.05]
+            if not good:
+                return end
+            return good[0] if len(good) == 1 else self.rng.choice(good)
         best_value, best_index, best = 0.05, -1, end
-        for _quick, index, option, extra in scored[:SHORTLIST]:
-            searched = self._outcome(table, option, energy_value, CHAIN_SEARCH)
+        full: list[tuple[float, int, Command]] = []
+        for _quick, index, option, extra in scored[: level.shortlist]:
+            searched = self._outcome(table, option, energy_value, level.chain_search)
             assert searched is not None
             value = self.evaluate(table, searched[0]) - base + extra
+            full.append((value, index, option))
             if value > best_value or (value == best_value and index < best_index):
                 best_value, best_index, best = value, index, option
         for value, index, option in extras:
             if value > best_value:
                 best_value, best_index, best = value, index, option
+        if level.pick > 1:
+            # At random among the best ``pick`` worth more than ending the turn.
+            ranked = sorted(full + extras, key=lambda item: (-item[0], item[1]))
+            good = [option for value, _, option in ranked[: level.pick] if value > 0.05]
+            if len(good) > 1:
+                return self.rng.choice(good)
         return best
 
 
@@ -473,10 +567,30 @@ def _objective_ease(key: str) -> float:
     }.get(key, 0.0)
 
 
-def neon_bot(game: Game, seat: int, rng: random.Random) -> Bot:
-    """The Neon Flip bot for any seat, with the default node budget."""
-    return NeonBot(rng)
+def hard_bot(game: Game, seat: int, rng: random.Random) -> Bot:
+    """Hard (the first wave's bot): the full evaluation of the best 24 commands, the longest
+    cascade, always the best."""
+    return NeonBot(rng, level=HARD)
 
 
-#: Every bot kind Neon Flip offers, by the name a seat asks for.
-BOTS: dict[str, BotFactory] = {"random": random_bot, "bot": neon_bot}
+def medium_bot(game: Game, seat: int, rng: random.Random) -> Bot:
+    """Medium: hard's evaluation, at random among its four best commands."""
+    return NeonBot(rng, level=MEDIUM)
+
+
+def easy_bot(game: Game, seat: int, rng: random.Random) -> Bot:
+    """Easy: one action a turn, at random among its three best by the cheap pass."""
+    return NeonBot(rng, level=EASY)
+
+
+#: ``bot``, the kind every game offers, is Neon Flip's ``hard``.
+neon_bot = hard_bot
+
+#: Every bot kind Neon Flip offers, by the name a seat asks for (``bot`` is ``hard``).
+BOTS: dict[str, BotFactory] = {
+    "random": random_bot,
+    "easy": easy_bot,
+    "medium": medium_bot,
+    "hard": hard_bot,
+    "bot": hard_bot,
+}

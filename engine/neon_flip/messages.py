@@ -14,6 +14,7 @@ __all__ = [
     "COMMANDS",
     "EVENTS",
     "AiCardPlayed",
+    "AiCascaded",
     "AiOvercharged",
     "BuyCard",
     "CardBought",
@@ -275,8 +276,18 @@ class AiOvercharged(Event):
 
 
 @attrs.frozen
+class AiCascaded(Event):
+    """An overclocked PROTO-ZERO's cascade after its card or its overcharge (decisions 16a):
+    ``slots`` set to Pink in chain order, each next to the one before."""
+
+    TYPE = "ai_cascaded"
+    slots: tuple[int, ...]
+
+
+@attrs.frozen
 class DominanceCounted(Event):
-    """A Grid Dominance count added at an Overdrive end (decisions 14)."""
+    """A Grid Dominance count added when Overdrive ends on the threshold or the clock
+    (decisions 14)."""
 
     TYPE = "dominance_counted"
     gains: tuple[int, ...]
@@ -326,6 +337,7 @@ EVENTS: tuple[type[Event], ...] = (
     Checkpoint,
     AiCardPlayed,
     AiOvercharged,
+    AiCascaded,
     DominanceCounted,
     ClockExpired,
     GameEnded,

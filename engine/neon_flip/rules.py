@@ -50,6 +50,7 @@ from engine.neon_flip.messages import (
     COMMANDS,
     EVENTS,
     AiCardPlayed,
+    AiCascaded,
     AiOvercharged,
     BuyCard,
     CardBought,
@@ -81,8 +82,9 @@ from engine.neon_flip.proto_zero import (
     AI_BY_ID,
     AI_CARDS,
     AI_CHECKPOINT_EVERY,
-    AI_OVERCHARGE,
+    LEVELS,
     overcharge_block,
+    overclocked_chain,
 )
 from engine.neon_flip.scoring import OBJECTIVES, count
 from engine.neon_flip.state import (
@@ -396,6 +398,14 @@ def _ai_overcharged(state: State, event: AiOvercharged) -> State:
     return attrs.evolve(state, board=tuple(board), ai_energy=0)
 
 
+def _ai_cascaded(state: State, event: AiCascaded) -> State:
+    """An overclocked PROTO-ZERO's cascade sets its chain's tiles to Pink (decisions 16a)."""
+    board = list(state.board)
+    for slot in event.slots:
+        board[cell_of(slot)] = PINK
+    return attrs.evolve(state, board=tuple(board))
+
+
 def _dominance_counted(state: State, event: DominanceCounted) -> State:
     """Grid Dominance VP counted at an Overdrive or clock end (decisions 14)."""
     players = tuple(
@@ -431,6 +441,7 @@ _APPLY: dict[type[Event], Callable[[State, Any], State]] = {
     Checkpoint: _checkpoint,
     AiCardPlayed: _ai_card_played,
     AiOvercharged: _ai_overcharged,
+    AiCascaded: _ai_cascaded,
     DominanceCounted: _dominance_counted,
     ClockExpired: _clock_expired,
     GameEnded: _game_ended,
@@ -485,6 +496,14 @@ class NeonFlip:
             minimum=1,
             maximum=120,
         ),
+        OptionSpec(
+            "proto_zero",
+            "choice",
+            "standard",
+            "Solo only: PROTO-ZERO's level. standard: an introduction (decisions 16); "
+            "overclocked: it cascades after each card and overcharge (decisions 16a).",
+            choices=tuple(LEVELS),
+        ),
     )
     seat_options: tuple[OptionSpec, ...] = ()
     default_bot = "bot"
@@ -509,11 +528,21 @@ class NeonFlip:
             return range(2, 3)
         return range(2, 5)
 
+    def check_seats(self, options: Mapping[str, Any], choices: Sequence[Mapping[str, Any]]) -> None:
+        """PROTO-ZERO's level is an option of solo rooms only (decisions 16a)."""
+        level = options.get("proto_zero", "standard")
+        if options.get("mode") != "solo" and level != "standard":
+            raise Rejected(
+                "bad_option", "proto_zero is an option of solo rooms only (decisions 16a)."
+            )
+
     def setup(
         self, options: Mapping[str, Any], seats: Sequence[SeatSpec], rng: random.Random
     ) -> State:
         """Deal the grid, the hands, the market and the objectives (rulebook 2.1, decisions
-        2, 3, 10); solo shuffles PROTO-ZERO's deck (decisions 16)."""
+        2, 3, 10); Overdrive's deal is balanced (decisions 14); solo shuffles PROTO-ZERO's
+        deck (decisions 16) at the level of ``proto_zero`` (16a)."""
+        self.check_seats(options, [seat.choices for seat in seats])
         mode = str(options.get("mode", "classic"))
         n = len(seats)
         obstacles = bool(options.get("obstacles", False))
@@ -523,8 +552,11 @@ class NeonFlip:
             spectra = [0] * 24 + [1] * 12
         else:
             spectra = [0] * 18 + [1] * 18
-        rng.shuffle(spectra)
-        board = tuple(spectrum * 2 + rng.randrange(2) for spectrum in spectra)
+        if mode == "overdrive":
+            board = _balanced_deal(spectra, rng)
+        else:
+            rng.shuffle(spectra)
+            board = tuple(spectrum * 2 + rng.randrange(2) for spectrum in spectra)
         deck = list(DECK)
         rng.shuffle(deck)
         objectives = list(OBJECTIVES)
@@ -541,6 +573,7 @@ class NeonFlip:
             order = [card.id for card in AI_CARDS]
             rng.shuffle(order)
             ai_deck = tuple(order)
+        first = rng.randrange(n)
         return State(
             mode=mode,
             teams=bool(options.get("teams", False)),
@@ -552,8 +585,10 @@ class NeonFlip:
             draw=tuple(deck),
             market=market,
             objective_deck=tuple(objectives),
-            turn=rng.randrange(n),
+            turn=first,
             ai_deck=ai_deck,
+            first=first,
+            proto_zero=str(options.get("proto_zero", "standard")) if mode == "solo" else "standard",
         )
 
     # -- decide ---------------------------------------------------------------------------------
@@ -638,7 +673,18 @@ class NeonFlip:
             self._start_turn(out, out.state.turn, now)
 
     def _start_turn(self, out: _Emitter, seat: int, now: float) -> None:
+        """Start ``seat``'s turn (decisions 6), unless it ends Overdrive first: before Phase 1
+        the player about to move (with teams, that player's team) is checked against the
+        threshold, so a side ends the game only by keeping it through every rival's turn;
+        the end adds a Grid Dominance count (decisions 14)."""
         state = out.state
+        if state.overdrive:
+            side = next(side for side in sides(state) if seat in side)
+            shown = sum(count(state.board, state.players[s].colour) for s in side)
+            if shown >= threshold(state):
+                out.emit(DominanceCounted(_tiles_per_seat(state)))
+                out.emit(GameEnded("overdrive"))
+                return
         player = state.players[seat]
         bonus = 1 if count(state.board, player.colour) >= BONUS_TILES else 0
         out.emit(TurnStarted(seat, INCOME + bonus, player.drain_next, now))
@@ -740,18 +786,20 @@ class NeonFlip:
             raise Rejected("no_energy", "A lock costs 3 Energy (rulebook 2.3 D).")
         out.emit(NodeLocked(seat, command.slot))
 
+    def _ai_cascade(self, out: _Emitter, changed: Sequence[int]) -> None:
+        """An overclocked PROTO-ZERO's cascade from the cells just changed (decisions 16a)."""
+        state = out.state
+        chain = overclocked_chain(state.board, locked_cells(state), changed)
+        if chain:
+            out.emit(AiCascaded(tuple(slot_of(c) for c in chain)))
+
     def _after_action(self, out: _Emitter) -> None:
-        """After a whole action, cascades included: the Overdrive instant end (decisions 14)
-        and the solo wipe-out win (decisions 18)."""
+        """After a whole action, cascades included: the solo wipe-out win (decisions 18).
+        (Overdrive's threshold is checked at the start of a turn, :meth:`_start_turn`.)"""
         state = out.state
         if state.pending is not None or state.phase != "main":
             return
-        if state.overdrive:
-            need = threshold(state)
-            if any(tiles >= need for tiles in side_tiles(state)):
-                out.emit(DominanceCounted(_tiles_per_seat(state)))
-                out.emit(GameEnded("overdrive"))
-        elif state.solo and count(state.board, PINK) == 0:
+        if state.solo and count(state.board, PINK) == 0:
             out.emit(GameEnded("wiped"))
 
     def _finish_turn(self, out: _Emitter, now: float, rng: random.Random) -> None:
@@ -788,18 +836,29 @@ class NeonFlip:
         self._start_turn(out, (out.state.turn + 1) % out.state.seats, now)
 
     def _proto_zero(self, out: _Emitter) -> bool:
-        """PROTO-ZERO's card after the human's turn (decisions 16-18); True if the game ended."""
+        """PROTO-ZERO's card after the human's turn (decisions 16-18), at its level (16a):
+        the card's pattern, an overclocked cascade, the Energy gain, the overcharge on
+        reaching its cost, that overcharge's cascade, then the checkpoint when due. The gain
+        is recorded with the card (``ai_card_played``); it cannot change the cascade, which
+        follows as ``ai_cascaded``. True if the game ended."""
         state = out.state
+        level = LEVELS[state.proto_zero]
         card = AI_BY_ID[state.ai_deck[0]]
         locked = locked_cells(state)
-        cells = [c for c in card.cells if c not in locked and state.board[c] != PINK]
-        gain = 0 if state.ai_drained else 1
-        out.emit(AiCardPlayed(card.id, tuple(slot_of(c) for c in sorted(cells)), gain))
+        cells = sorted(c for c in card.cells if c not in locked and state.board[c] != PINK)
+        gain = 0 if state.ai_drained else level.energy
+        out.emit(AiCardPlayed(card.id, tuple(slot_of(c) for c in cells), gain))
+        if level.cascades:
+            self._ai_cascade(out, cells)
         state = out.state
-        if state.ai_energy >= AI_OVERCHARGE:
+        if state.ai_energy >= level.overcharge:
             top_left = overcharge_block(state.board, locked)
-            cells = [c for c in block_cells(top_left) if c not in locked and state.board[c] != PINK]
-            out.emit(AiOvercharged(slot_of(top_left), tuple(slot_of(c) for c in sorted(cells))))
+            cells = sorted(
+                c for c in block_cells(top_left) if c not in locked and state.board[c] != PINK
+            )
+            out.emit(AiOvercharged(slot_of(top_left), tuple(slot_of(c) for c in cells)))
+            if level.cascades:
+                self._ai_cascade(out, cells)
         state = out.state
         if len(state.ai_played) % AI_CHECKPOINT_EVERY == 0:
             out.emit(Checkpoint(state.checkpoints + 1, _tiles_per_seat(state), ()))
@@ -916,6 +975,17 @@ class NeonFlip:
         """See :func:`engine.neon_flip.scoring.outcome`: the final tally (decisions 13) with the
         tie-breakers of rulebook 2.6 (decisions 15), or solo against PROTO-ZERO (decisions 18)."""
         return scoring.outcome(state)
+
+
+def _balanced_deal(spectra: Sequence[int], rng: random.Random) -> tuple[int, ...]:
+    """Overdrive's deal (decisions 14): each spectrum's tiles split evenly between its two
+    faces, then places shuffled from the seed."""
+    tiles = []
+    for spectrum in sorted(set(spectra)):
+        n = sum(1 for s in spectra if s == spectrum)
+        tiles += [spectrum * 2] * (n // 2) + [spectrum * 2 + 1] * (n - n // 2)
+    rng.shuffle(tiles)
+    return tuple(tiles)
 
 
 def _reshuffled(state: State, rng: random.Random) -> tuple[str, ...]:

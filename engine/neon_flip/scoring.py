@@ -174,6 +174,7 @@ def outcome(state: State) -> Outcome | None:
                 "mode": state.mode,
                 "checkpoints": state.checkpoints,
                 "winner": "human" if won else "proto_zero",
+                "proto_zero": state.proto_zero,
                 "ai_cards_played": len(state.ai_played),
                 "pink_left": count(state.board, PINK),
             },
@@ -200,6 +201,7 @@ def outcome(state: State) -> Outcome | None:
         )
     details: dict[str, Any] = {
         "turns": state.turns,
+        "first_player": state.first,
         "mode": state.mode,
         "checkpoints": state.checkpoints,
         "tallies": tallies,

@@ -110,6 +110,10 @@ class State:
     clock_start: float | None = None
     clock_out: bool = False
     ended: str = ""
+    #: The seat that moved first (decisions 3), for the outcome's details.
+    first: int = 0
+    #: PROTO-ZERO's level in solo: ``standard`` (decisions 16) or ``overclocked`` (16a).
+    proto_zero: str = "standard"
 
     @property
     def seats(self) -> int:
@@ -164,7 +168,8 @@ def context(state: State, seat: int) -> Context:
 
 
 def threshold(state: State) -> int:
-    """Tiles a player (or team) must show to win Overdrive at once (decisions 14)."""
+    """Tiles a player (or team) must show at the start of its turn to end Overdrive: two
+    thirds of the tiles its colours can ever show (decisions 14)."""
     if state.teams:
         return 24
     if state.seats == 2:

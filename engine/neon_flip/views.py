@@ -97,6 +97,7 @@ def view(state: State, viewer: Viewer) -> dict[str, Any]:
     if state.solo:
         data["proto_zero"] = {
             "colour": COLOURS[PINK],
+            "level": state.proto_zero,
             "energy": state.ai_energy,
             "drained": state.ai_drained,
             "cards_left": len(state.ai_deck),

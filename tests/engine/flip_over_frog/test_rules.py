@@ -231,3 +231,20 @@ def test_most_frogs_of_own_colour_wins_and_equal_leaders_share() -> None:
     alone = attrs.evolve(table([(), (), ()], board=board, stack=()), ended="tiles_exhausted")
     result = GAME.outcome(alone)
     assert result is not None and result.winners == (1,) and result.ranks == (2, 1, 2)
+
+
+def test_easy_bot_is_registered_and_replays_from_its_seed() -> None:
+    # issue 16: an easy Frog bot under `bot`, its plays a function of the seed
+    from engine.core import SeatSpec
+    from engine.match import Match, make_bots, play_out
+    from engine.registry import get_game
+
+    game = get_game("flip_over_frog")
+    assert {"random", "easy", "bot"} <= set(game.bots) and game.default_bot == "bot"
+    logs = []
+    for _ in range(2):
+        seed = b"frog-easy-replay"
+        match = Match.start(game, [SeatSpec("a", "easy"), SeatSpec("b", "bot")], seed, {})
+        play_out(match, make_bots(match, ["easy", "bot"], seed))
+        logs.append(match.log)
+    assert logs[0] == logs[1]

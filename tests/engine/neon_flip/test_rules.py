@@ -12,6 +12,7 @@ from engine.neon_flip.board import cell_of, slot_of
 from engine.neon_flip.cards import DECK, kind_of
 from engine.neon_flip.messages import (
     AiCardPlayed,
+    AiCascaded,
     AiOvercharged,
     BuyCard,
     Cascade,
@@ -407,18 +408,118 @@ def test_fifty_vp_ends_the_game_at_a_checkpoint() -> None:
 # --- Neon Overdrive ------------------------------------------------------------------------
 
 
-def test_overdrive_instant_win_after_the_whole_action() -> None:
-    # decisions 14: two thirds after the action, cascades included; a dominance count added
+@pytest.mark.parametrize(
+    ("seats", "options", "faces"),
+    [
+        (2, {}, {C: 18, P: 18}),
+        (2, {"obstacles": True}, {C: 12, P: 12, G: 6, Y: 6}),
+        (3, {}, {C: 9, P: 9, G: 9, Y: 9}),
+        (4, {}, {C: 9, P: 9, G: 9, Y: 9}),
+        (4, {"teams": True}, {C: 9, P: 9, G: 9, Y: 9}),
+    ],
+)
+def test_overdrive_deal_is_balanced(seats: int, options: dict, faces: dict) -> None:
+    # decisions 14 (revised), "The deal is balanced, in Overdrive only": each spectrum's tiles
+    # split evenly between its two faces; places and faces otherwise shuffled from the seed
+    for seed in range(20):
+        state = start(seats, seed, mode="overdrive", **options)
+        assert {c: state.board.count(c) for c in faces} == faces
+    assert (
+        start(seats, 1, mode="overdrive", **options).board
+        != start(seats, 2, mode="overdrive", **options).board
+    )
+
+
+def test_classic_keeps_random_faces() -> None:
+    # decisions 14 (revised): "Classic keeps decision 3's random faces"
+    cyan = {start(2, seed).board.count(C) for seed in range(20)}
+    assert len(cyan) > 1 and cyan != {18}
+
+
+def test_overdrive_threshold_per_table() -> None:
+    # decisions 14 (revised): two thirds of the tiles a side's colours can ever show
+    from engine.neon_flip.state import threshold
+
+    assert threshold(start(2, mode="overdrive")) == 24
+    assert threshold(start(2, mode="overdrive", obstacles=True)) == 16
+    assert threshold(start(3, mode="overdrive")) == 12
+    assert threshold(start(4, mode="overdrive")) == 12
+    assert threshold(start(4, mode="overdrive", teams=True)) == 24
+
+
+def test_overdrive_threshold_reached_by_an_action_does_not_end_the_game() -> None:
+    # decisions 14 (revised): "Control" means holding it through the rivals' replies; the
+    # first reading's end after any action is gone
     board = grid("CCCCCC CCCCCC CCCCCC CCCPPP PPPPPP PPPPPP")  # 21 Cyan
     state = table(board=board, mode="overdrive")
-    state, events = run(state, 0, ManualFlip(22))
-    assert state.phase == "main" and state.pending is not None  # 22 Cyan; cascade pending
-    state, events = run(state, 0, Cascade(23))
-    state, events = run(state, 0, Cascade(24))
-    assert state.phase == "main" and state.pending is not None  # 24 Cyan, chain still open
-    state, events = run(state, 0, StopCascade())
+    state, _ = run(state, 0, ManualFlip(22))
+    state, _ = run(state, 0, Cascade(23))
+    state, _ = run(state, 0, Cascade(24))  # 24 Cyan: the threshold
+    state, events = run(state, 0, StopCascade())  # the whole action is over
+    assert state.pending is None and state.phase == "main"
+    assert not any(isinstance(e, GameEnded | DominanceCounted) for e in events)
+    state, events = run(state, 0, EndTurn())
+    # the check is made for the player about to move (Pink), who does not show it
+    assert isinstance(events[-1], TurnStarted) and events[-1].seat == 1
+    assert state.phase == "main" and state.turn == 1
+
+
+def test_overdrive_ends_when_the_threshold_is_held_through_the_reply() -> None:
+    # decisions 14 (revised): checked at the start of every turn, before Phase 1, for the
+    # player about to move; the end adds a Grid Dominance count to the final tally
+    board = grid("CCCCCC CCCCCC CCCCCC CCCCCC PPPPPP PPPPPP")  # 24 Cyan
+    state = table(board=board, mode="overdrive", turn=1)
+    energy = state.players[0].energy
+    state, events = run(state, 1, EndTurn())  # Pink's reply changes nothing
     assert isinstance(events[-2], DominanceCounted) and events[-1] == GameEnded("overdrive")
-    assert state.players[0].vp == 24
+    assert events[-2].gains == (24, 12)
+    assert not any(isinstance(e, TurnStarted) for e in events)  # before Phase 1: no income
+    assert state.players[0].energy == energy and state.players[0].vp == 24
+    outcome = GAME.outcome(state)
+    assert outcome is not None and outcome.reason == "overdrive" and outcome.ranks == (1, 2)
+
+
+def test_overdrive_threshold_lost_in_the_reply_plays_on() -> None:
+    # decisions 14 (revised): a player must keep the threshold through a turn of every other
+    board = grid("CCCCCC CCCCCC CCCCCC CCCCCC PPPPPP PPPPPP")  # 24 Cyan
+    state = table(board=board, mode="overdrive", turn=1, energy=6)
+    state, _ = run(state, 1, ManualFlip(1))  # Pink takes a corner: 23 Cyan
+    state, _ = run(state, 1, StopCascade())
+    state, events = run(state, 1, EndTurn())
+    assert isinstance(events[-1], TurnStarted) and events[-1].seat == 0
+    assert state.phase == "main"
+
+
+def test_overdrive_threshold_must_survive_every_rival() -> None:
+    # decisions 14 (revised): with 3 players the check waits for the threshold-holder's own
+    # turn, so both rivals reply first; a rival at its turn is checked for itself only
+    board = grid("CCCCCC CCCCCC PPPPPP PPPPPP GGGGGG GGGGGG")  # 12 of each, 12 = threshold
+    state = table(3, board=board, mode="overdrive", turn=0)
+    state, events = run(state, 0, EndTurn())
+    # Pink is about to move and shows 12: Pink held it through Green's and Cyan's turns
+    assert events[-1] == GameEnded("overdrive")
+
+
+def test_overdrive_teams_are_checked_as_a_team() -> None:
+    # decisions 14 (revised): with teams, for the mover's team; 24 of 36 for a team
+    board = grid("CCCCCC CCCCCC CCCCCC GGGGGG GGGGGG PPPPPP")  # Cyan 18 + Green 12
+    state = table(4, board=board, mode="overdrive", teams=True, turn=1)
+    state, events = run(state, 1, EndTurn())  # Pink ends; Green (Cyan's team) is to move
+    assert events[-1] == GameEnded("overdrive")
+    outcome = GAME.outcome(state)
+    assert outcome is not None and outcome.ranks == (1, 2, 1, 2)
+
+
+def test_overdrive_end_is_ranked_by_the_tally() -> None:
+    # decisions 14 (revised): "controlling the board is how the game ends, not a separate
+    # win": the game is ranked by the final tally (rulebook 2.6)
+    board = grid("CCCCCC CCCCCC CCCCCC CCCCCC PPPPPP PPPPPP")
+    state = table(board=board, mode="overdrive", turn=1)
+    state = attrs.evolve(state, players=(state.players[0], attrs.evolve(state.players[1], vp=60)))
+    state, events = run(state, 1, EndTurn())
+    assert events[-1] == GameEnded("overdrive")
+    outcome = GAME.outcome(state)
+    assert outcome is not None and outcome.ranks == (2, 1)
 
 
 def test_overdrive_clock_ends_the_game_after_the_turn() -> None:
@@ -483,6 +584,90 @@ def test_solo_win_by_wiping_pink() -> None:
     assert events[-1] == GameEnded("wiped")
     outcome = GAME.outcome(state)
     assert outcome is not None and outcome.ranks == (1,)
+
+
+def _solo_with_top(board: tuple[int, ...], card: str, level: str, **changes: object):
+    state = table(1, board=board, mode="solo", proto_zero=level)
+    rest = tuple(c for c in state.ai_deck if c != card)
+    return attrs.evolve(state, ai_deck=(card, *rest), **changes)
+
+
+def test_proto_zero_level_is_a_solo_option() -> None:
+    # decisions 16a: `proto_zero` is an option of solo rooms, refused with bad_option elsewhere
+    from engine.core import validate_options, validate_seats
+
+    for mode in ("classic", "overdrive"):
+        options = validate_options(GAME, {"mode": mode, "proto_zero": "overclocked"})
+        with pytest.raises(Rejected) as refused:
+            validate_seats(GAME, options, [{}, {}])
+        assert refused.value.code == "bad_option"
+        with pytest.raises(Rejected):
+            start(2, mode=mode, proto_zero="overclocked")
+    options = validate_options(GAME, {"mode": "solo", "proto_zero": "overclocked"})
+    validate_seats(GAME, options, [{}])
+    assert start(1, mode="solo").proto_zero == "standard"  # decisions 16a: the default
+    assert start(1, mode="solo", proto_zero="overclocked").proto_zero == "overclocked"
+    with pytest.raises(Rejected):
+        validate_options(GAME, {"mode": "solo", "proto_zero": "turbo"})
+
+
+def test_standard_proto_zero_never_cascades() -> None:
+    # decisions 16: "At this level, `standard`, PROTO-ZERO never cascades"
+    state = _solo_with_top(grid("CCCPPP " * 6), "ai01", "standard")
+    state, events = run(state, 0, EndTurn())
+    assert not any(isinstance(e, AiCascaded) for e in events)
+
+
+def test_overclocked_proto_zero_cascades_after_its_card() -> None:
+    # decisions 16a: a chain of up to 3, each an unlocked Cyan tile next to the last tile it
+    # turned Pink (the first next to any tile the card changed); among longest chains, the one
+    # whose slots in order are lowest
+    state = _solo_with_top(grid("CCCPPP " * 6), "ai01", "overclocked")  # ai01: cross on 15
+    state, events = run(state, 0, EndTurn())
+    played = next(e for e in events if isinstance(e, AiCardPlayed))
+    assert set(played.slots) == {9, 14, 15, 21}
+    cascade = next(e for e in events if isinstance(e, AiCascaded))
+    assert cascade.slots == (3, 2, 1)  # from 9: 3, then 2, then 1
+    assert all(state.board[cell_of(s)] == P for s in (1, 2, 3))
+
+
+def test_overclocked_proto_zero_takes_a_longest_chain() -> None:
+    # decisions 16a: "Of all chains it could make it takes a longest one (each flip removes
+    # one Cyan tile)": 3 from slot 9 leads nowhere, 10 -> 11 -> 12 is longer
+    board = [P] * 36
+    for slot in (9, 3, 10, 11, 12):
+        board[cell_of(slot)] = C
+    state = _solo_with_top(tuple(board), "ai01", "overclocked")
+    state, events = run(state, 0, EndTurn())
+    assert next(e for e in events if isinstance(e, AiCardPlayed)).slots == (9,)
+    assert next(e for e in events if isinstance(e, AiCascaded)).slots == (10, 11, 12)
+
+
+def test_overclocked_proto_zero_skips_locked_tiles() -> None:
+    # decisions 16a: each flip turns an *unlocked* Cyan tile (rulebook 2.7)
+    board = [P] * 36
+    for slot in (9, 3, 10, 11, 12):
+        board[cell_of(slot)] = C
+    state = _solo_with_top(tuple(board), "ai01", "overclocked")
+    state = attrs.evolve(state, players=(attrs.evolve(state.players[0], locks=(cell_of(11),)),))
+    state, events = run(state, 0, EndTurn())
+    assert next(e for e in events if isinstance(e, AiCascaded)).slots == (3,)
+
+
+def test_overclocked_order_card_cascade_energy_overcharge_cascade_checkpoint() -> None:
+    # decisions 16a: the AI card's pattern, its cascade, the Energy gain, the overcharge if
+    # Energy reached 4, that overcharge's cascade, then the checkpoint of decisions 17
+    state = _solo_with_top(grid("CCCPPP " * 6), "ai01", "overclocked", ai_energy=3)
+    state = attrs.evolve(state, ai_played=state.ai_deck[-5:], ai_deck=state.ai_deck[:-5])
+    state, events = run(state, 0, EndTurn())
+    kinds = [type(e) for e in events if isinstance(e, AiCardPlayed | AiCascaded | AiOvercharged)]
+    assert kinds == [AiCardPlayed, AiCascaded, AiOvercharged, AiCascaded]
+    checkpoint = next(e for e in events if isinstance(e, Checkpoint))
+    assert events.index(checkpoint) > max(
+        i for i, e in enumerate(events) if isinstance(e, AiCascaded)
+    )
+    assert checkpoint.gains == (sum(1 for c in state.board if c == C),)
+    assert state.ai_energy == 0
 
 
 # --- more rules ----------------------------------------------------------------------------
