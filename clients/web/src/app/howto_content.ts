@@ -24,6 +24,7 @@ export const HOW_TO: HowTo[] = [
         title: "Goal",
         body: [
           "Each player is dealt one secret frog colour: red, blue, green or yellow. At the end, whoever has the most face-up frogs of their colour on the board wins; equal leaders share the victory. Nobody knows anyone else's colour until the final reveal, so play your own colour without giving it away.",
+          "New to the game? Seat an easy bot for your first game; the plain bot plays harder.",
         ],
       },
       {
@@ -188,7 +189,9 @@ export const HOW_TO: HowTo[] = [
         title: "Checkpoints and the end",
         body: [
           "When the draw pile runs out, the round ends with a checkpoint: 1 point per tile of your colour. After the last round (or when someone reaches 50), add 3 per straight run of 4+ of your colour, 5 for a fulfilled objective and 1 per 3 Energy left. Ties are broken by corners, then Energy, then the longest cascade.",
-          "Neon Overdrive is the fast variant: cheaper cards, a game clock, and an instant win for dominating two thirds of the tiles your colours can show. In Cyber-Solitaire you are Cyan against PROTO-ZERO, an automaton that paints the grid Pink after each of your turns: clear every Pink tile, or reach 50 points at a checkpoint, before its 24 cards run out.",
+          "Neon Overdrive is the fast variant: you start with 6 Energy, cards cost 1 less, the tiles start split evenly between the colours, and a game clock runs (15 minutes unless the room says otherwise). Reach two thirds of the tiles your colours can show (24 of 36 with two players) and hold them through every rival's turn: if you still show them when your next turn starts, the game ends with a checkpoint, and the highest final score wins. When the clock runs out, the game ends after the current turn, also with a checkpoint.",
+          "In Cyber-Solitaire you are Cyan against PROTO-ZERO, an automaton that paints the grid Pink after each of your turns: clear every Pink tile, or reach 50 points at a checkpoint, before its 24 cards run out. Once you beat it, try PROTO-ZERO overclocked: after each card and each overcharge it also cascades, turning up to 3 adjacent Cyan tiles Pink.",
+          "New to the game? Seat an easy bot first; there are also medium and hard bots (the plain bot is hard).",
         ],
       },
     ],
