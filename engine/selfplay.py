@@ -117,7 +117,7 @@ def play_game(
         details=dict(outcome.details),
         reason=outcome.reason,
         first_mover=int(first) if first is not None else None,
-        think=tuple((bot.decisions, bot.seconds, bot.worst) for bot in bots),
+        think=tuple((bot.choices, bot.seconds, bot.worst) for bot in bots),
     )
 
 
@@ -127,7 +127,7 @@ class _Timed:
 
     def __init__(self, bot: Bot) -> None:
         self.bot = bot
-        self.decisions = 0
+        self.choices = 0
         self.seconds = 0.0
         self.worst = 0.0
 
@@ -135,7 +135,7 @@ class _Timed:
         started = time.perf_counter()
         action = self.bot.act(view, options, now)
         elapsed = time.perf_counter() - started
-        self.decisions += 1
+        self.choices += 1
         self.seconds += elapsed
         self.worst = max(self.worst, elapsed)
         return action

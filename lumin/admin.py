@@ -46,6 +46,8 @@ class _Api:
             with urllib.request.urlopen(request, timeout=TIMEOUT) as answer:
                 body: dict[str, Any] = json.loads(answer.read())
                 return body
+        except ValueError:
+            raise click.ClickException(f"{self.url} is not a Lumin admin API (no JSON)") from None
         except urllib.error.HTTPError as error:
             raise click.ClickException(_refusal(error)) from None
         except (urllib.error.URLError, OSError) as error:
@@ -248,5 +250,6 @@ def drain(api: _Api, node: str) -> None:
     """Drain NODE: it takes no new rooms and fails /readyz; on a cluster it hands its rooms
     to the other nodes now. Stop it afterwards."""
     body = api.call("POST", f"nodes/{urllib.parse.quote(node)}/drain")
-    api.show(body, f"{body['node']} is draining: handed over {body['handed_over']} room(s),"
-                   f" {body['rooms']} left")  # fmt: skip
+    then = "hands them to the other nodes now" if body["handing_over"] else "they play on here"
+    api.show(body, f"{body['node']} is draining: it takes no new rooms; of its {body['rooms']}"
+                   f" room(s) it {then}")  # fmt: skip

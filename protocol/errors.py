@@ -104,6 +104,9 @@ class ErrorCode(enum.StrEnum):
     BANNED = "banned"
     #: The server's operator muted this identity in the room's chat.
     MUTED = "muted"
+    #: The server's operator removed this identity from the room's seats: it may watch the
+    #: room, not sit in it again.
+    REMOVED = "removed"
     #: The request could not be served now, for a reason that passes: its room is changing
     #: node, or the node that owns it cannot be found at the moment. Retry in a second or so.
     TRY_AGAIN = "try_again"

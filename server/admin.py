@@ -28,6 +28,7 @@ import structlog
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
+from protocol.errors import ErrorCode
 from protocol.messages import RoomSummary
 from server.bans import banned_sentence, parse_address
 from server.client import Client
@@ -51,6 +52,9 @@ ASK_TIMEOUT = 3.0
 MAX_REASON = 300
 
 Answer = tuple[int, dict[str, Any]]
+
+#: The HTTP status of a room's refusal (409 otherwise: the room's state does not allow it).
+_REFUSED_STATUS = {ErrorCode.NO_SUCH_ROOM: HTTPStatus.NOT_FOUND}
 
 
 class AdminError(Exception):
@@ -99,7 +103,10 @@ class AdminApi:
                 _error("admin_off", "The admin API is off: start Lumin with --admin-token."),
             )
         scheme, _, given = request.headers.get("Authorization", "").partition(" ")
-        if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip(), token):
+        # Bytes: compare_digest refuses str with characters beyond ASCII.
+        if scheme.lower() != "bearer" or not hmac.compare_digest(
+            given.strip().encode(), token.strip().encode()
+        ):
             wait = self.hub.limits.connect(address, time.monotonic())
             if wait > 0:
                 refusal = _json(
@@ -130,7 +137,8 @@ class AdminApi:
         except AdminError as error:
             return error.status.value, _error(error.code, error.message)
         except Refused as error:
-            return HTTPStatus.CONFLICT.value, _error(str(error.code), error.message)
+            status = _REFUSED_STATUS.get(error.code, HTTPStatus.CONFLICT)
+            return status.value, _error(str(error.code), error.message)
 
     async def _dispatch(
         self, method: str, parts: list[str], query: dict[str, str], target: str, forwarded: bool
@@ -260,10 +268,9 @@ class AdminApi:
         reason = _reason(query)
 
         async def kick(room: Room) -> Answer:
-            user = await room.call(lambda: room.kick_by_operator(seat, reason))
-            slot = room.seats[seat]
-            seat_kicked(room.id, seat, user, by="operator", said=reason, bot=slot.bot)
-            return 200, {"room": room.id, "seat": seat, "user": user, "bot": slot.bot}
+            user, bot = await room.call(lambda: room.kick_by_operator(seat, reason))
+            seat_kicked(room.id, seat, user, by="operator", said=reason, bot=bot)
+            return 200, {"room": room.id, "seat": seat, "user": user, "bot": bot}
 
         return kick
 

@@ -87,6 +87,8 @@ class LuminServer:
         self.limits = self.hub.limits
         self.server: Server | None = None
         self._housekeeping: asyncio.Task[None] | None = None
+        #: The operator's drain, once asked (:meth:`drain`).
+        self._draining: asyncio.Future[int] | None = None
         self._loop_lag: asyncio.Task[None] | None = None
         self.recovered = 0
         self.store_open = False
@@ -226,8 +228,10 @@ class LuminServer:
         if self.server is not None:
             self.server.close(close_connections=False)
         ownership = self.hub.ownership
+        if self._draining is not None:  # the operator's drain is under way: it finishes first
+            await asyncio.gather(self._draining, return_exceptions=True)
         if self.hub.cluster is not None and ownership is not None and self.store_open:
-            await self._drain(self.hub.cluster, ownership)
+            await self._drain(self.hub.cluster, ownership)  # what is left (nothing, after one)
         if ownership is not None:
             await ownership.stop()
         for room in list(self.hub.rooms.values()):
@@ -259,16 +263,21 @@ class LuminServer:
     async def drain(self) -> dict[str, Any]:
         """The operator's drain (``lumin admin drain NODE``): this node takes no new rooms
         and ``/readyz`` fails from now on; on a cluster it also hands every room it plays to
-        the other nodes at once, as a stop does, and leaves the registry. It keeps running
-        (and serving what it still has) until it is stopped."""
-        log.info("drain_asked", node=self.admin.node)
-        self.hub.draining = True
-        handed = 0
-        ownership = self.hub.ownership
-        if self.hub.cluster is not None and ownership is not None and self.store_open:
-            handed = await self._drain(self.hub.cluster, ownership)
+        the other nodes, as a stop does, and leaves the registry. The hand-over runs in the
+        background (it may take up to ``drain_timeout``, longer than an HTTP request may), once
+        however often it is asked; the answer says how many rooms it has to hand over. The
+        node keeps running (and serving what it still has) until it is stopped."""
         rooms = self.hub.load()
-        return {"node": self.admin.node, "draining": True, "handed_over": handed, "rooms": rooms}
+        if not self.hub.draining:
+            log.info("drain_asked", node=self.admin.node, rooms=rooms)
+        self.hub.draining = True
+        ownership = self.hub.ownership
+        clustered = self.hub.cluster is not None and ownership is not None and self.store_open
+        if clustered and self._draining is None:
+            assert self.hub.cluster is not None and ownership is not None
+            self._draining = asyncio.ensure_future(self._drain(self.hub.cluster, ownership))
+        node = self.admin.node
+        return {"node": node, "draining": True, "rooms": rooms, "handing_over": clustered}
 
     async def _drain(self, cluster: Cluster, ownership: Ownership) -> int:
         """A cluster node stopping hands its rooms over one by one (each after its last

@@ -28,8 +28,11 @@ def parse_address(value: str) -> str:
         raise ValueError(
             f"{value!r} is not an IP address or network (e.g. 203.0.113.7, 203.0.113.0/24)"
         ) from None
-    single = network.num_addresses == 1
-    return str(network.network_address) if single else str(network)
+    if network.num_addresses == 1:
+        address = network.network_address
+        mapped = getattr(address, "ipv4_mapped", None)  # ::ffff:203.0.113.7 is 203.0.113.7
+        return str(mapped or address)
+    return str(network)
 
 
 def banned_sentence(ban: Ban) -> str:
@@ -73,6 +76,7 @@ class Bans:
             ip = ipaddress.ip_address(address)
         except ValueError:
             return None
+        ip = getattr(ip, "ipv4_mapped", None) or ip  # a dual-stack proxy's ::ffff:a.b.c.d
         return next((ban for network, ban in self.networks if ip in network), None)
 
     def all(self) -> list[Ban]:

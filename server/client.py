@@ -152,7 +152,8 @@ class Client:
         ban = self.hub.bans.of_address(self.address)
         if ban is not None:
             self.hub.metrics.refused_connections.labels("banned").inc()
-            asyncio.get_running_loop().call_later(BANNED_WAIT, self._unwelcome, ban)
+            unwelcome = asyncio.get_running_loop().call_later(BANNED_WAIT, self._unwelcome, ban)
+            self.socket.connection_lost_waiter.add_done_callback(lambda _: unwelcome.cancel())
         self.socket.take = self._take
         try:
             async for frame in self.socket:

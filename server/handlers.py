@@ -176,8 +176,11 @@ def failed(session: Session, ref: int | None) -> None:
 
 
 async def on_hello(session: Session, hello: Hello) -> None:
-    user, token, known = await session.hub.identify(hello.name, hello.token)
-    ban = session.hub.bans.of_user(user) or session.hub.bans.of_address(session.address)
+    ban = session.hub.bans.of_address(session.address)  # before any identity is made for it
+    user, token, known = "", "", False
+    if ban is None:
+        user, token, known = await session.hub.identify(hello.name, hello.token)
+        ban = session.hub.bans.of_user(user)
     if ban is not None:
         refusal = Error(
             ref=hello.id, code=ErrorCode.BANNED.value, message=banned_sentence(ban), fatal=True

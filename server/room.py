@@ -410,6 +410,11 @@ class Room:
         room's code is needed except to reclaim one's own seat."""
         if self.seat_of(peer.user) != seat:
             self._check_code(code)
+        if peer.user in self.meta.get("kicked", ()):
+            raise Refused(
+                ErrorCode.REMOVED,
+                "The server's operator removed you from this room's seats; you may watch it.",
+            )
         if join_kind(self.seats, seat, peer.user, self.status, self.id) == "take":
             slot = self.seats[seat]
             was_bot = slot.kind == "bot"
@@ -882,15 +887,17 @@ class Room:
         stored = self.hub.store.update_room(
             self.id, epoch=self.lease_epoch, status="aborted", finished=time.time(), meta=self.meta
         )
-        said = f": {reason}" if reason else "."
+        said = f": {reason.rstrip('.')}." if reason else "."
         message = f"The server's operator closed this room{said}"
         self._close("closed_by_operator", message, by="operator", said=reason)
         await stored  # the operator's answer means it is recorded
 
-    async def kick_by_operator(self, seat: int, reason: str) -> str:
+    async def kick_by_operator(self, seat: int, reason: str) -> tuple[str, str | None]:
         """Take ``seat`` from the person holding it: before the start the seat opens; during
         the game a bot takes it at once and plays it to the end. Their connections stay as
-        spectators (``kicked``, then the public view). Returns the removed user."""
+        spectators (``kicked``, then the public view); they may not sit in this room again
+        (kept in the room's meta). Returns the removed user and the bot now playing the seat
+        (``None`` before the start)."""
         if not 0 <= seat < len(self.seats):
             raise Refused(
                 ErrorCode.NO_SUCH_SEAT, f"Room {self.id} has seats 0-{len(self.seats) - 1}."
@@ -901,7 +908,8 @@ class Room:
         if self.status not in ("waiting", "playing"):
             raise Refused(ErrorCode.NOT_FINISHED, f"Room {self.id} is {self.status}.")
         gone = slot.user
-        said = f": {reason}." if reason else "."
+        self.meta["kicked"] = sorted({*self.meta.get("kicked", ()), gone})
+        said = f": {reason.rstrip('.')}." if reason else "."
         shown = seat + 1  # people count seats from 1
         if self.status == "waiting":
             self._free(seat)
@@ -911,6 +919,7 @@ class Room:
             self.seats[seat] = Seat("bot", slot.name, None, bot, dict(slot.choices), True)
             self._persist_seats()
             self.hub.bots.human_back(self, seat)  # no grace to wait out: the bot plays now
+            self.hub.bots.stop_seat(self, seat)  # a stand-in for one move would stop after it
             self.hub.bots.start_room(self)
             message = f"The server's operator removed you from seat {shown}{said} A bot plays on."
         for other in list(self.peers):
@@ -919,8 +928,9 @@ class Room:
                 said = message if speaks(other, OPERATOR_VERSION) else ""
                 other.send(Kicked(room=self.id, seat=seat, message=said))
                 self._send_snapshot(other, None)
+        self.hub.store.update_room(self.id, epoch=self.lease_epoch, meta=self.meta)
         self._changed()
-        return gone
+        return gone, self.seats[seat].bot
 
     def mute_by_operator(self, user: str, muted: bool) -> None:
         """Stop (or let again) ``user`` saying anything in this room's chat; kept in the

@@ -28,7 +28,9 @@ from engine.registry import get_game
 from lumin.cli import main
 from protocol.messages import Bye, ChatMessage, Kicked, RoomClosed
 from server.app import LuminServer
+from server.bans import Bans, parse_address
 from server.config import Settings
+from server.store import Ban
 
 TOKEN = "test-admin-token-0123456789"
 
@@ -165,7 +167,7 @@ async def test_closing_a_room_tells_everyone_why_and_records_it_aborted(server, 
     for client in (ada, bea):
         closed = await seen(client, RoomClosed)
         assert closed.reason == "closed_by_operator"
-        assert closed.message == "The server's operator closed this room: server maintenance"
+        assert closed.message == "The server's operator closed this room: server maintenance."
     row = await server.store.get_room(room)
     assert row is not None and row.status == "aborted" and row.finished is not None
     assert room not in server.hub.rooms
@@ -184,6 +186,9 @@ async def test_kicking_a_player_during_a_game_hands_the_seat_to_a_bot(server, co
     assert code == 0 and "plays seat 1" in output, output
     kicked = await seen(bea, Kicked)
     assert kicked.seat == 1
+    with pytest.raises(ServerError) as refused:
+        await bea.join(room, 1)
+    assert refused.value.code == "removed", "she may watch, not take the bot's seat back"
     assert kicked.message == (
         "The server's operator removed you from seat 2: abusive chat. A bot plays on."
     ), "seats counted from 1, as players see them"
@@ -309,3 +314,21 @@ async def test_lumin_admin_says_why_it_cannot_reach_the_server() -> None:
     assert result.exit_code == 1 and "cannot reach http://127.0.0.1:9" in result.output
     result = await asyncio.to_thread(runner.invoke, main, ["admin", "rooms"], env={})
     assert result.exit_code == 1 and "token is missing" in result.output
+
+
+def test_address_bans_match_networks_and_ipv4_mapped_addresses() -> None:
+    bans = Bans()
+    assert parse_address("::ffff:203.0.113.7") == "203.0.113.7"
+    assert parse_address(" 2001:db8::1/48 ") == "2001:db8::/48"
+    bans.replace([Ban("address", "203.0.113.0/24", "", 1), Ban("address", "2001:db8::/48", "", 2)])
+    assert bans.of_address("203.0.113.5") is not None
+    assert bans.of_address("::ffff:203.0.113.5") is not None, "through a dual-stack proxy"
+    assert bans.of_address("2001:db8:0:1::9") is not None
+    assert bans.of_address("198.51.100.1") is None and bans.of_address("not-an-ip") is None
+    with pytest.raises(ValueError, match="not an IP address"):
+        parse_address("example.org")
+
+
+async def test_a_token_beyond_ascii_is_refused_not_a_server_error(server) -> None:
+    status, body = await call(server, "GET", "rooms", token="é" * 20)
+    assert status == 401 and body["error"] == "bad_admin_token"

@@ -92,7 +92,7 @@ def test_hard_always_plays_its_best_and_medium_among_its_four_best() -> None:
 
 
 def test_every_level_replays_from_its_seed() -> None:
-    # DESIGN "bots search within node budgets": a game between levels is a function of the seed
+    # docs/bots.md: every level decides from the seed alone, so a game between levels replays
     for kinds in (["easy", "medium"], ["hard", "easy"]):
         logs = []
         for _ in range(2):

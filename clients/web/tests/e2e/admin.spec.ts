@@ -141,7 +141,7 @@ test("an operator logs in, sees live rooms, kicks a player (a bot takes over), c
   await expect(op.page.getByTestId("room-answer")).toContainText("server maintenance");
   await expect(row(op.page, waiting)).toHaveCount(0);
   for (const someone of [cara, dan]) {
-    await expect(someone.page.getByTestId("closed-sentence")).toHaveText("The server's operator closed this room: server maintenance");
+    await expect(someone.page.getByTestId("closed-sentence")).toHaveText("The server's operator closed this room: server maintenance.");
     await expect(someone.page.getByTestId("error-line")).toBeHidden();
   }
   await shot(cara.page, "admin-closed-room");
