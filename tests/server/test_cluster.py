@@ -31,6 +31,7 @@ from server.app import LuminServer
 from server.cluster import CREATE_MARGIN, Cluster, NodeInfo, origin_of
 from server.config import Settings
 from tests.server.conftest import TEST_LIMITS
+from tests.server.test_admin import call
 from tests.server.test_play import play_seat
 from tests.server.test_store_contract import reset_postgres
 
@@ -591,19 +592,7 @@ ADMIN = "cluster-admin-token-0123456789"
 
 
 async def admin_call(server: LuminServer, method: str, path: str) -> tuple[int, dict[str, Any]]:
-    def fetch() -> tuple[int, dict[str, Any]]:
-        request = urllib.request.Request(
-            f"http://127.0.0.1:{server.port}/api/admin/{path}",
-            method=method,
-            headers={"Authorization": f"Bearer {ADMIN}"},
-        )
-        try:
-            with urllib.request.urlopen(request, timeout=10) as answer:
-                return answer.status, json.loads(answer.read())
-        except urllib.error.HTTPError as error:
-            return error.code, json.loads(error.read())
-
-    return await asyncio.to_thread(fetch)
+    return await call(server, method, path, token=ADMIN)
 
 
 async def test_any_node_answers_the_admin_api_for_the_whole_cluster(nodes) -> None:
