@@ -191,15 +191,7 @@ class AdminApi:
             and (game is None or room.game.id == game)
             and (state is None or room.summary().state == state)
         ]
-        answer: dict[str, Any] = {"rooms": rooms}
-        if not forwarded:
-            others, unreachable = await self._everywhere("GET", target)
-            for body in others:
-                rooms.extend(body.get("rooms", ()))
-            if unreachable:
-                answer["unreachable"] = unreachable
-        rooms.sort(key=lambda entry: (-entry["age_seconds"], entry["id"]))
-        return answer
+        return await self._gathered("rooms", rooms, target, forwarded)
 
     async def _room(self, room: Room) -> Answer:
         summary = room.summary()
@@ -338,15 +330,7 @@ class AdminApi:
             }
             for client in self.clients
         ]
-        answer: dict[str, Any] = {"connections": entries}
-        if not forwarded:
-            others, unreachable = await self._everywhere("GET", target)
-            for body in others:
-                entries.extend(body.get("connections", ()))
-            if unreachable:
-                answer["unreachable"] = unreachable
-        entries.sort(key=lambda entry: (-entry["age_seconds"], entry["id"]))
-        return answer
+        return await self._gathered("connections", entries, target, forwarded)
 
     # -- bans -----------------------------------------------------------------------------------
 
@@ -481,6 +465,21 @@ class AdminApi:
             else:
                 bodies.append(reply[1])
         return bodies, silent
+
+    async def _gathered(
+        self, key: str, entries: list[dict[str, Any]], target: str, forwarded: bool
+    ) -> dict[str, Any]:
+        """``{key: entries}`` of this node, with every other live node's (unless this request
+        was forwarded here), oldest first; the nodes that did not answer in ``unreachable``."""
+        answer: dict[str, Any] = {key: entries}
+        if not forwarded:
+            others, unreachable = await self._everywhere("GET", target)
+            for body in others:
+                entries.extend(body.get(key, ()))
+            if unreachable:
+                answer["unreachable"] = unreachable
+        entries.sort(key=lambda entry: (-entry["age_seconds"], entry["id"]))
+        return answer
 
     async def answer(self, request: Mapping[str, Any]) -> dict[str, Any]:
         """A request another node forwarded here (:meth:`server.cluster.Cluster.ask`)."""
