@@ -505,9 +505,10 @@ def _room_entry(summary: RoomSummary, node: str, now: float) -> dict[str, Any]:
 
 
 def _connection_id(peer: Any) -> str:
-    socket = getattr(peer, "socket", None)
-    if socket is not None:
-        return str(socket.id.hex[:12])
+    """The id log lines give the connection (``Client.connection``); a relay's node."""
+    connection = getattr(peer, "connection", None)
+    if connection is not None:
+        return str(connection)
     return f"relay:{getattr(peer, 'node', '?')}"
 
 
