@@ -580,8 +580,9 @@ async def test_after_a_node_dies_the_python_client_is_sent_on_to_the_room(nodes)
     await until(lambda: room in c.hub.rooms, 10)
     # Bea reconnected to node B, which answered her resume `try_again`, then `moved` to C.
     await until(lambda: bea.online and bea.url == url(c) and room in bea.room_info, 10)
+    # room_info still holds the room from before the kill: wait for her resume to attach her.
+    await until(lambda: any(peer.user == bea.user for peer in c.hub.rooms[room].peers), 10)
     assert c.hub.rooms[room].seat_of(bea.user) == 1
-    assert any(peer.user == bea.user for peer in c.hub.rooms[room].peers)
     await bea.close()
     await ada.close()
 
