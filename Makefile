@@ -30,7 +30,7 @@ lint: setup
 # author imports is fully typed (py.typed).
 typecheck: setup
 	$(BIN)/mypy -p engine $(if $(wildcard protocol/__init__.py),-p protocol)
-	$(BIN)/mypy --strict clients/sdk docs/examples/frog_bot.py
+	$(BIN)/mypy --strict clients/sdk docs/examples
 
 # PostgreSQL (127.0.0.1:5432, trust auth) and Redis (127.0.0.1:6379) for the tests: running ones
 # are used, missing ones installed with apt-get and started (or LUMIN_TEST_POSTGRES and
