@@ -11,7 +11,7 @@ extra is enough. Everything it knows about a game comes from the server: the vie
 - :mod:`clients.sdk.legal`: ``legal`` entries expanded into concrete commands (:class:`Option`);
 - :mod:`clients.sdk.bots`: the bot interface (:class:`Bot`, :class:`Turn`, :class:`Move`), the
   same for a live server and for ``lumin arena`` (docs/bots.md);
-- :mod:`clients.sdk.views`: the views of each game, typed.
+- :mod:`clients.sdk.views`: the views of each game, typed (:data:`VIEWS`).
 """
 
 from clients.sdk.bots import (
@@ -36,9 +36,18 @@ from clients.sdk.client import (
 )
 from clients.sdk.events import Chat, Closed, Ended, Event, Problem, RoomChanged, Update
 from clients.sdk.legal import INFO_KEYS, Option, command_of, expand
+from clients.sdk.views import (
+    VIEWS,
+    Flash8View,
+    FlipOverFrogView,
+    NeonFlipView,
+    NeonHexView,
+    Outcome,
+)
 
 __all__ = [
     "INFO_KEYS",
+    "VIEWS",
     "BadBot",
     "Bot",
     "BotFactory",
@@ -47,9 +56,14 @@ __all__ = [
     "ConnectionLost",
     "Ended",
     "Event",
+    "Flash8View",
+    "FlipOverFrogView",
     "LuminClient",
     "Move",
+    "NeonFlipView",
+    "NeonHexView",
     "Option",
+    "Outcome",
     "Problem",
     "RandomBot",
     "Recent",
