@@ -84,7 +84,7 @@ async def test_the_example_bot_is_the_one_shown_and_beats_random_as_the_doc_says
     rate, low, high = re.search(
         r"frog_bot:make_bot: wins [\d.]+ +rate ([\d.]+) +95% \[([\d.]+), ([\d.]+)\]", out
     ).groups()
-    assert f"It wins {rate} of 1000 games (95% [{low}, {high}])" in text, out
+    assert f"It wins {rate} of 400 games (95% [{low}, {high}])" in text, out
     assert float(low) > 0.5
 
 
