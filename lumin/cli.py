@@ -88,6 +88,10 @@ def main() -> None:
 main.add_command(admin)
 
 
+# The client's own commands (``bot``, and any other that a client-only install runs) are
+# defined here and import what they need inside their function, never at module level.
+
+
 @main.command("bot")
 @click.argument("url")
 @click.argument("room")
