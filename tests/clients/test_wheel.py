@@ -109,6 +109,9 @@ def test_the_lumin_command_runs_and_the_server_commands_say_what_they_need(
     listed = _run(install.lumin, "--help", cwd=install.home)
     assert listed.returncode == 0, listed.stderr
     assert "bot" in listed.stdout and "serve" in listed.stdout
+    for command in ("bot", "admin", "arena"):  # the arena's engine is gone: it says so
+        ran = _run(install.lumin, command, "--help", cwd=install.home)
+        assert ran.returncode == (2 if command == "arena" else 0), (command, ran.stderr)
     for command in ("serve", "verify", "backup"):
         ran = _run(install.lumin, command, "--port", "0", cwd=install.home)
         assert ran.returncode == 2
