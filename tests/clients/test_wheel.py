@@ -151,3 +151,23 @@ async def test_a_bot_of_the_users_plays_a_whole_game_from_the_client_only_instal
             await ada.changed(room)
     assert outcome["ranks"] == list(ada.game_over[room].outcome.ranks)
     assert ada.room_info[room].seats[1].name == "Lumin bot"
+
+
+async def test_lumins_own_bots_need_the_engine_and_say_so_before_taking_a_seat(
+    install: Install, connect, url: str
+) -> None:
+    ada: LuminClient = await connect("Ada")
+    room = await ada.create_room("flip_over_frog", seats=[human(), human()], sit=0)
+    process = await asyncio.create_subprocess_exec(
+        str(install.lumin),
+        *("bot", url, room, "--seat", "1", "--kind", "bot"),
+        cwd=install.home,
+        env=_env(),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    _, err = await asyncio.wait_for(process.communicate(), 60)
+    assert process.returncode == 2
+    (line,) = err.decode().splitlines()
+    assert line.startswith("lumin bot: Flip Over Frog's bot 'bot' needs Lumin's rules engine"), line
+    assert ada.room_info[room].seats[1].kind == "open"
