@@ -14,7 +14,7 @@ CHROMIUM := /usr/bin/chromium
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e '.[server,dev]'
 	touch $(STAMP)
 
 setup: $(STAMP)
@@ -26,8 +26,11 @@ lint: setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
+# The client library and the example bot of docs/bots.md are checked strictly: what a bot
+# author imports is fully typed (py.typed).
 typecheck: setup
 	$(BIN)/mypy -p engine $(if $(wildcard protocol/__init__.py),-p protocol)
+	$(BIN)/mypy --strict clients/sdk docs/examples
 
 # PostgreSQL (127.0.0.1:5432, trust auth) and Redis (127.0.0.1:6379) for the tests: running ones
 # are used, missing ones installed with apt-get and started (or LUMIN_TEST_POSTGRES and
@@ -53,8 +56,8 @@ deploy-tools: $(NGINX) $(COMPOSE) $(SYSTEMD_ANALYZE) $(OPENSSL)
 unit: setup services deploy-tools
 	$(BIN)/pytest -n 2
 
-# Lumin for deploy/lumin.service, as root: PREFIX/.venv with `pip install .` (no dev extras,
-# not editable) and the built browser client in PREFIX/web (deploy/install.sh).
+# Lumin for deploy/lumin.service, as root: PREFIX/.venv with `pip install '.[server]'` (no dev
+# extras, not editable) and the built browser client in PREFIX/web (deploy/install.sh).
 # WEB_BUILD=no skips the client's build and WEB_DIST names the build to copy (empty: none).
 PREFIX ?= /opt/lumin
 WEB_BUILD ?= yes

@@ -5,9 +5,9 @@
 #   deploy/install.sh PREFIX WEB_DIST
 #
 # PREFIX/.venv gets a fresh virtual environment holding the package from this checkout and
-# its runtime dependencies only: `pip install .`, not editable and without the [dev] extras,
-# so the service's environment has no pytest, ruff or mypy and does not change when the
-# checkout does. WEB_DIST (the built client, clients/web/dist) is copied to PREFIX/web; an
+# the server's runtime dependencies only: `pip install '.[server]'`, not editable and without
+# the [dev] extras, so the service's environment has no pytest, ruff or mypy and does not
+# change when the checkout does. WEB_DIST (the built client, clients/web/dist) is copied to PREFIX/web; an
 # empty WEB_DIST skips it (the tests do). Run it as root: what it writes stays root's and is
 # only read by the service. Stop the service first and start it after: the venv is replaced.
 set -eu
@@ -36,7 +36,7 @@ build=$(mktemp -d)
 trap 'rm -rf "$build"' EXIT
 tar -C "$checkout" --exclude=clients/web --exclude=__pycache__ \
     -cf - pyproject.toml README.md engine protocol server clients lumin | tar -C "$build" -xf -
-"$prefix/.venv/bin/python" -m pip install --quiet --no-cache-dir "$build"
+"$prefix/.venv/bin/python" -m pip install --quiet --no-cache-dir "$build[server]"
 
 if [ -n "$web_dist" ]; then
     rm -rf "$prefix/web.new"

@@ -30,7 +30,7 @@ from engine.core import (
     validate_seat_choices,
 )
 
-__all__ = ["Match", "Stalled", "StepHook", "make_bots", "play_out"]
+__all__ = ["Match", "SeatFactory", "Stalled", "StepHook", "make_bots", "play_out"]
 
 
 class Stalled(RuntimeError):
@@ -102,15 +102,29 @@ class Match:
         return expand_legal(self.game, self.game.legal(self.state, seat))
 
 
-def make_bots(match: Match, kinds: Sequence[str | None], seed: bytes) -> list[Bot | None]:
-    """One bot per seat of the given kinds (``None`` leaves a seat empty), seeded per seat."""
+#: Builds a bot that needs the match itself (a bot from outside the engine, which reads the
+#: seat's ``legal`` entries as a client would): ``factory(match, seat, rng)``.
+SeatFactory = Callable[["Match", int, random.Random], Bot]
+
+
+def make_bots(
+    match: Match,
+    kinds: Sequence[str | None],
+    seed: bytes,
+    extra: Mapping[str, SeatFactory] | None = None,
+) -> list[Bot | None]:
+    """One bot per seat of the given kinds (``None`` leaves a seat empty), seeded per seat:
+    the game's own kinds, or those ``extra`` builds."""
     bots: list[Bot | None] = []
     for seat, kind in enumerate(kinds):
         if kind is None:
             bots.append(None)
             continue
-        factory = match.game.bots[kind]
-        bots.append(factory(match.game, seat, random.Random(chance(seed, f"bot{seat}").random())))
+        rng = random.Random(chance(seed, f"bot{seat}").random())
+        if extra is not None and kind in extra:
+            bots.append(extra[kind](match, seat, rng))
+            continue
+        bots.append(match.game.bots[kind](match.game, seat, rng))
     return bots
 
 

@@ -15,7 +15,7 @@ from typing import Any
 import attrs
 
 from engine.core import Action, Bot, Command, SeatSpec
-from engine.match import Match, make_bots, play_out
+from engine.match import Match, SeatFactory, make_bots, play_out
 from engine.registry import get_game
 
 __all__ = [
@@ -85,9 +85,11 @@ def play_game(
     index: int,
     options: Mapping[str, Any],
     bot_delay: float = DEFAULT_BOT_DELAY,
+    extra: Mapping[str, SeatFactory] | None = None,
 ) -> GameResult:
     """Play game ``index`` of a run to the end with the given bot kinds seated in order, each
-    bot paced by ``bot_delay`` simulated seconds per command (see :func:`play_out`)."""
+    bot paced by ``bot_delay`` simulated seconds per command (see :func:`play_out`); kinds
+    the game does not have are built by ``extra`` (see :func:`~engine.match.make_bots`)."""
     game = get_game(game_id)
     room_seed = game_seed(seed, index)
     seats = [SeatSpec(name=f"{kind}-{seat}", bot=kind) for seat, kind in enumerate(kinds)]
@@ -98,7 +100,7 @@ def play_game(
         if seat is not None and not movers:
             movers.append(seat)
 
-    seated = make_bots(match, list(kinds), room_seed)
+    seated = make_bots(match, list(kinds), room_seed, extra)
     bots = [_Timed(bot) for bot in seated if bot is not None]
     assert len(bots) == len(seated), "every seat of a self-play game has a bot"
     play_out(match, bots, on_step=first_command, bot_delay=bot_delay)

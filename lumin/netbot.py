@@ -1,11 +1,12 @@
-"""``lumin bot URL ROOM --seat N``: one of Lumin's bots playing a seat over the network.
+"""``lumin bot URL ROOM --seat N``: a bot playing a seat over the network.
 
 It connects with the Python client library like any player, looks the room up (it watches it
-first, to learn its game), checks that the game has the bot kind asked for, and only then joins
-the seat (or reclaims it with a saved token). Whenever its live view changes it asks the game's
-bot for an action, waits until the action's moment and sends the command. It only ever sees
-what its seat sees. When the server goes away, the client library reconnects and resumes for
-up to ``give_up`` seconds.
+first, to learn its game), finds the bot asked for, and only then joins the seat (or reclaims
+it with a saved token). The bot is a client-library bot (:mod:`clients.sdk.bots`): a
+``module:callable`` of the user's, ``random``, or one of the game's own bots from Lumin's engine
+(:class:`lumin.adapters.EngineBot`), which a client-only install does not have. It only ever
+sees what its seat sees. When the server goes away, the client library reconnects and resumes
+for up to ``give_up`` seconds.
 """
 
 from __future__ import annotations
@@ -13,15 +14,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
-import time
 from typing import Any
 
-from clients.sdk import ConnectionLost, LuminClient, ServerError
-from engine.core import Action, Bot, Game, expand_legal, to_wire
-from engine.registry import get_game
-from protocol.messages import CommandRejected, RoomSummary
+from clients.sdk import BadBot, Bot, LuminClient, ServerError, load_bot, play_seat, random_bot
+from protocol.messages import GameInfo, RoomSummary
 
-__all__ = ["CannotPlay", "play_over_network", "run"]
+__all__ = ["CannotPlay", "choose_bot", "play_over_network", "run"]
 
 
 class CannotPlay(Exception):
@@ -52,33 +50,62 @@ async def play_over_network(
     except ServerError as error:
         raise CannotPlay(str(error)) from error
     async with client:
-        game, brain = await _take_seat(client, room, seat, kind, code, seed)
-        return await _play(client, room, game, brain)
+        info, brain = await _take_seat(client, room, seat, kind, code, seed)
+        over = await play_seat(client, room, seat, brain, info.id, info.commands)
+    return {"ranks": list(over.outcome.ranks), "scores": list(over.outcome.scores)}
+
+
+def choose_bot(info: GameInfo, seat: int, kind: str | None, rng: random.Random) -> Bot:
+    """The bot ``kind`` names for ``seat`` of a game of ``info``: ``module:callable``, or one
+    of the game's own bots through Lumin's engine, or (without the engine) ``random``. The
+    default is the game's default bot, or ``random`` without the engine. Raises
+    :class:`CannotPlay` saying what is wrong."""
+    if kind is not None and ":" in kind:
+        try:
+            return load_bot(kind)(info.id, seat, rng)
+        except BadBot as error:
+            raise CannotPlay(str(error)) from None
+    try:
+        from engine.registry import get_game
+        from lumin.adapters import EngineBot
+    except ImportError:  # a client-only install: no rules engine, so no engine bots
+        if kind in (None, "random"):
+            return random_bot(info.id, seat, rng)
+        raise CannotPlay(
+            f"{info.name}'s bot {kind!r} needs Lumin's rules engine, which this install has not"
+            " (install 'lumin[server]'); give --kind random or MODULE:CALLABLE"
+        ) from None
+    try:
+        game = get_game(info.id)
+    except KeyError:
+        raise CannotPlay(f"this Lumin has no rules for {info.id!r}") from None
+    chosen = kind or game.default_bot
+    if chosen not in game.bots:
+        kinds = ", ".join(sorted(game.bots))
+        raise CannotPlay(f"{game.name} has no bot {chosen!r} (its bots: {kinds})")
+    return EngineBot(game, game.bots[chosen](game, seat, rng))
 
 
 async def _take_seat(
     client: LuminClient, room: str, seat: int, kind: str | None, code: str | None, seed: int
-) -> tuple[Game, Bot]:
-    """Watch ``room`` to learn its game, check ``kind`` against the game's bots, then join
-    ``seat`` and say ready; returns the game and the bot. Raises :class:`CannotPlay` before
+) -> tuple[GameInfo, Bot]:
+    """Watch ``room`` to learn its game, find the bot ``kind`` names, then join ``seat`` and
+    say ready; returns the game's ``GameInfo`` and the bot. Raises :class:`CannotPlay` before
     joining when anything is refused or unknown."""
     try:
         await client.watch(room, code=code)
         summary = await _summary(client, room)
-        try:
-            game = get_game(summary.game)
-        except KeyError:
-            raise CannotPlay(f"this Lumin has no rules for {summary.game!r}") from None
-        chosen = kind or game.default_bot
-        if chosen not in game.bots:
-            kinds = ", ".join(sorted(game.bots))
-            raise CannotPlay(f"{game.name} has no bot {chosen!r} (its bots: {kinds})")
+        games = {game.id: game for game in await client.list_games()}
+        if summary.game not in games:
+            raise CannotPlay(f"the server does not describe the game {summary.game!r}")
+        info = games[summary.game]
+        brain = choose_bot(info, seat, kind, random.Random(seed))
         await client.join(room, seat, code=code)
     except ServerError as error:
         raise CannotPlay(str(error)) from error
     with contextlib.suppress(ServerError):  # once the game runs, there is nothing to ready
         await client.ready(room)
-    return game, game.bots[chosen](game, seat, random.Random(seed))
+    return info, brain
 
 
 async def _summary(client: LuminClient, room: str) -> RoomSummary:
@@ -91,43 +118,6 @@ async def _summary(client: LuminClient, room: str) -> RoomSummary:
     except TimeoutError:
         raise CannotPlay(f"the server sent no summary of room {room!r}") from None
     return client.room_info[room]
-
-
-async def _changed_within(client: LuminClient, room: str, seconds: float) -> bool:
-    """Wait up to ``seconds`` for ``room`` to change; whether it did."""
-    try:
-        await client.changed(room, timeout=seconds)
-    except TimeoutError:
-        return False
-    return True
-
-
-async def _play(client: LuminClient, room: str, game: Game, brain: Bot) -> dict[str, object]:
-    """Act for the seat until the game is over; returns its outcome."""
-    while room not in client.game_over:
-        legal = client.legal(room)
-        view = client.view(room)
-        action: Action | None = None
-        if legal and view is not None:
-            action = brain.act(view, expand_legal(game, legal), time.time())
-        if action is None:
-            await _changed_within(client, room, 5.0)
-            continue
-        wait = action.at - time.time()
-        if wait > 0 and await _changed_within(client, room, wait):
-            continue  # the view moved while we waited: think again
-        try:
-            answer = await client.act(room, to_wire(action.command))
-        except ConnectionLost as lost:
-            if lost.code != "disconnected":
-                raise
-            await client.changed(room)  # the resume after the reconnect wakes this
-            continue
-        if isinstance(answer, CommandRejected):
-            # Stale or refused: think again once the view changes (never a tight loop).
-            await _changed_within(client, room, 1.0)
-    over = client.game_over[room]
-    return {"ranks": list(over.outcome.ranks), "scores": list(over.outcome.scores)}
 
 
 def run(url: str, room: str, seat: int, **kwargs: Any) -> dict[str, object]:

@@ -150,7 +150,7 @@ def _literal(value: Any, kind: Any) -> Any:
 
 
 def _is_patch_op(kind: Any) -> bool:
-    return kind == PatchOp
+    return bool(kind == PatchOp)
 
 
 def _patch_op(value: Any, _: Any) -> PatchOp:

@@ -198,7 +198,8 @@ def _is_map(value: Any) -> bool:
 
 def _packed(value: Any) -> bytes | None:
     try:
-        return _pack(value)
+        packed: bytes = _pack(value)
+        return packed
     except (TypeError, ValueError, OverflowError):
         return None
 

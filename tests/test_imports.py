@@ -4,7 +4,11 @@ functions counted like any other (a lazy import hides a circle, it does not remo
 - no module imports itself through others (no circles);
 - ``engine/`` imports nothing of the project outside ``engine/``, and ``protocol/`` nothing
   outside ``protocol/`` (docs/architecture.md, "Layers and what may import what");
-- the client modules (``clients/*.py``) import nothing of ``server/`` or ``engine/``;
+- the client modules (``clients/``, but for the browser client's fixture writers) import
+  nothing of ``server/`` or ``engine/``, and the client library (``clients/sdk/`` with
+  ``protocol/``) nothing outside the standard library but its wire libraries;
+- the modules of the client's commands (``lumin bot``, ``lumin admin``) import ``engine/`` and
+  ``server/`` only inside functions, so they load in a client-only install;
 - every name a module's ``__all__`` lists is defined (or imported) there, and every public name
   another module imports from it is listed.
 
@@ -15,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import graphlib
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -111,8 +116,9 @@ def test_a_pure_layer_imports_only_itself(layer: str) -> None:
 
 
 def test_the_client_modules_import_neither_server_nor_engine() -> None:
-    clients = [m for m in GRAPH if m.count(".") == 1 and m.startswith("clients.")]
-    assert "clients.sdk" in clients and "clients.load" in clients
+    # clients/web's Python files write the browser client's test fixtures from the engine.
+    clients = [m for m in GRAPH if m.startswith("clients.") and not m.startswith("clients.web.")]
+    assert {"clients.sdk", "clients.sdk.client", "clients.load"} <= set(clients)
     wrong = {
         (module, target)
         for module in clients
@@ -120,6 +126,45 @@ def test_the_client_modules_import_neither_server_nor_engine() -> None:
         if target.split(".")[0] in ("server", "engine")
     }
     assert wrong == set()
+
+
+#: What the client library may import from outside the project and the standard library.
+WIRE_LIBRARIES = frozenset({"attrs", "cattrs", "msgpack", "tenacity", "websockets"})
+
+
+def test_the_client_library_needs_only_its_wire_libraries() -> None:
+    library = [m for m in SOURCES if m.split(".")[:2] == ["clients", "sdk"] or m == "protocol"]
+    library += [m for m in SOURCES if m.startswith("protocol.")]
+    outside: set[tuple[str, str]] = set()
+    for name in library:
+        for module, _ in _imports(ast.parse(SOURCES[name].read_text())):
+            top = module.split(".")[0]
+            if top in ("clients", "protocol") and (module in SOURCES or top == "protocol"):
+                assert top == "protocol" or module.startswith("clients.sdk"), (name, module)
+            elif top not in sys.stdlib_module_names and top not in WIRE_LIBRARIES:
+                outside.add((name, module))
+    assert outside == set()
+
+
+def _module_level_imports(tree: ast.AST) -> Iterator[str]:
+    """The modules imported outside any function (what importing the module runs)."""
+    for node in ast.iter_child_nodes(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            yield node.module
+        yield from _module_level_imports(node)
+
+
+@pytest.mark.parametrize("module", ["lumin.cli", "lumin.admin", "lumin.errors", "lumin.netbot"])
+def test_the_client_commands_load_without_engine_or_server(module: str) -> None:
+    tree = ast.parse(SOURCES[module].read_text())
+    wrong = {m for m in _module_level_imports(tree) if m.split(".")[0] in ("engine", "server")}
+    assert wrong == set()
+    loaded = {m for m in _module_level_imports(tree) if m in SOURCES and m.startswith("lumin.")}
+    assert loaded <= {"lumin.admin", "lumin.errors"}, loaded
 
 
 def _defined(tree: ast.Module) -> set[str]:

@@ -155,7 +155,7 @@ def test_dockerfile_builds_the_client_then_runs_the_server_unprivileged() -> Non
     assert "npm ci" in web_runs and "npm run build" in web_runs
 
     runs = " ".join(args for word, args in server if word == "RUN")
-    assert "pip install /src" in runs and "[dev]" not in runs
+    assert 'pip install "/src[server]"' in runs and "[dev]" not in runs
     # Every package pyproject.toml installs is copied in; every source copied exists.
     include = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"][
         "packages"

@@ -34,16 +34,19 @@ node it was sent to cannot be reached, it reconnects to the URL it was first giv
 the cluster).
 
 What the client keeps per connection is bounded: :attr:`~LuminClient.messages`,
-:attr:`~LuminClient.chat` and :attr:`~LuminClient.errors` hold the newest ``keep`` items (1000
-by default) and drop the oldest.
+:attr:`~LuminClient.events`, :attr:`~LuminClient.chat` and :attr:`~LuminClient.errors` hold the
+newest ``keep`` items (1000 by default) and drop the oldest. :meth:`LuminClient.stream` reads
+:attr:`~LuminClient.events`, the typed event stream of :mod:`clients.sdk.events` (updates, room
+changes, chat, game over, closed rooms, problems).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from types import TracebackType
 from typing import Any, TypeVar
 
@@ -58,6 +61,7 @@ from websockets.asyncio.client import ClientConnection as Socket
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, WebSocketException
 
+from clients.sdk.events import Event, Problem, event_of
 from protocol.connection import ClientConnection, InvalidState
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import (
@@ -96,6 +100,7 @@ from protocol.messages import (
 )
 
 __all__ = [
+    "NETWORK_ERRORS",
     "ConnectionLost",
     "LuminClient",
     "Recent",
@@ -223,6 +228,8 @@ class LuminClient:
         self.answers: dict[int, asyncio.Future[Message]] = {}
         #: Every message received, newest ``keep`` (an asyncio queue: ``await messages.get()``).
         self.messages: Recent[Message] = Recent(keep)
+        #: The newest ``keep`` events (:mod:`clients.sdk.events`; read with :meth:`stream`).
+        self.events: Recent[Event] = Recent(keep)
         #: The newest ``keep`` chat lines.
         self.chat: deque[ChatMessage] = deque(maxlen=keep)
         #: The newest ``keep`` frames that did not decode or deltas that did not fit.
@@ -237,6 +244,8 @@ class LuminClient:
         self.failure: ServerError | None = None
         self.last_created: RoomCreated | None = None
         self._changed: dict[str, asyncio.Event] = {}
+        #: Set when an event is queued or the client ends (wakes :meth:`stream`).
+        self._stream_wake = asyncio.Event()
         self._reader: asyncio.Task[None] | None = None
         self._online = False
         self._closing = False
@@ -411,6 +420,7 @@ class LuminClient:
                 for event in self.conn.events_received():
                     if isinstance(event, ProtocolError):
                         self.errors.append(event)
+                        self.events.put_nowait(Problem(event.code.value, event.message))
                         continue
                     self._dispatch(event)
                 await self._flush()
@@ -484,6 +494,7 @@ class LuminClient:
         self._fail_requests(self._final())
         for event in self._changed.values():
             event.set()
+        self._stream_wake.set()
 
     def _final(self) -> ServerError:
         """What calls on an ended client raise."""
@@ -493,6 +504,7 @@ class LuminClient:
         """Answer the request ``message`` refers to, keep what it tells (chat, game over, room
         summary), wake the waits for its room and queue it in :attr:`messages`."""
         ref = getattr(message, "ref", None)
+        answered = ref is not None and (ref in self.answers or ref in self._resuming)
         if ref is not None and ref in self.answers:
             future = self.answers.pop(ref)
             if not future.done():
@@ -518,6 +530,10 @@ class LuminClient:
         if isinstance(room, str):
             self._event(room).set()
         self.messages.put_nowait(message)
+        event = event_of(message, self.conn.views, answered)
+        if event is not None:
+            self.events.put_nowait(event)
+            self._stream_wake.set()
 
     def _follow_resume(self, url: str) -> None:
         """A resume after a reconnect was answered ``moved``: reconnect there (at most
@@ -630,6 +646,12 @@ class LuminClient:
         copy = self.conn.views.get(room)
         return [] if copy is None else [dict(entry) for entry in copy.legal]
 
+    def room_time(self, room: str) -> float:
+        """The room clock of ``room`` now (the clock of its view's deadlines), from this
+        machine's clock and the room's ``clock_origin``."""
+        copy = self.conn.views.get(room)
+        return time.time() - (0.0 if copy is None else copy.clock_origin)
+
     def seq(self, room: str) -> int:
         """The sequence number of the live view of ``room``."""
         copy = self.conn.views.get(room)
@@ -648,6 +670,20 @@ class LuminClient:
         if self._ended:
             raise self._final()
         event.clear()
+
+    async def stream(self) -> AsyncIterator[Event]:
+        """The client's events as they arrive (see :mod:`clients.sdk.events`), across
+        reconnects. It ends when the client is closed; when the client gave up, it raises why
+        (:class:`ConnectionLost`, ``gave_up``) once the events that came before are read."""
+        while True:
+            while not self.events.empty():
+                yield self.events.get_nowait()
+            if self._ended:
+                if self.failure is not None:
+                    raise self.failure
+                return
+            self._stream_wake.clear()
+            await self._stream_wake.wait()
 
     # -- requests -------------------------------------------------------------------------------
 
