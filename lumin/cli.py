@@ -558,6 +558,18 @@ def bot_command(url: str, room: str, **options: Any) -> None:
     click.echo(json.dumps(result))
 
 
+@main.command("play")
+@click.argument("url", default="ws://127.0.0.1:8700/ws")
+@click.option("--name", default="player", show_default=True, help="The name others see.")
+@click.option("--token", envvar="LUMIN_TOKEN", default=None, help="Come back as this identity.")
+def play_command(url: str, name: str, token: str | None) -> None:
+    """Play in this terminal on the server at URL: lobby, rooms, every game by keyboard
+    (docs/terminal.md)."""
+    from clients.terminal import run
+
+    run(url, name, token)
+
+
 class _BadLog(Exception):
     """The source of ``lumin verify`` cannot be read, or holds no Lumin game log."""
 

@@ -1,0 +1,15 @@
+"""One board per game, by game id; a game the terminal does not know gets the generic board."""
+
+from __future__ import annotations
+
+from clients.terminal.boards.base import Board
+from clients.terminal.boards.frog import FrogBoard
+
+__all__ = ["board_for"]
+
+
+def board_for(game: str) -> Board:
+    """A fresh board for ``game`` (boards keep a little state, such as a running animation)."""
+    boards: dict[str, type[Board]] = {"flip_over_frog": FrogBoard}
+    kind = boards.get(game)
+    return kind() if kind is not None else Board(game=game)
