@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import io
 import os
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,9 +19,11 @@ from clients.terminal.room import RoomScreen
 __all__ = [
     "SHOTS",
     "create_room",
+    "play_out",
     "room_screen",
     "save_shot",
     "screen_text",
+    "start_game",
     "state",
     "until",
 ]
@@ -116,3 +118,45 @@ def screen_text(app: LuminApp) -> str:
     console = Console(width=width, height=height, file=io.StringIO(), record=True)
     console.print(app.screen._compositor.render_update(full=True))
     return console.export_text()
+
+
+async def start_game(pilot: Pilot[Any], app: LuminApp, room: str) -> None:
+    """Ready (``r``) and start (``s``) a room whose other seats are bots."""
+    await pilot.press("r")
+    await until(pilot, lambda: "[ready]" in screen_text(app), "the seat ready")
+    await pilot.press("s")
+    await until(pilot, lambda: state(app, room) == "playing", "the game started")
+
+
+async def play_out(
+    pilot: Pilot[Any],
+    app: LuminApp,
+    room: str,
+    turn: Callable[[int], Awaitable[None]] | None = None,
+    limit: float = 120,
+) -> int:
+    """Play until the game ends: on each of our turns ``turn(n)`` may press keys first (the
+    n-th turn), then enter sends the highlighted command. Returns how many we sent."""
+    client = app.client
+    assert client is not None
+    sent = 0
+    while True:
+        await until(
+            pilot,
+            lambda: client.legal(room) or state(app, room) == "finished",
+            "a turn of ours or the end",
+            limit,
+        )
+        if state(app, room) == "finished":
+            return sent
+        if turn is not None:
+            await turn(sent)
+        before = client.seq(room)
+        await pilot.press("enter")
+        sent += 1
+        await until(
+            pilot,
+            lambda before=before: client.seq(room) != before or state(app, room) == "finished",
+            "our command applied",
+            limit,
+        )

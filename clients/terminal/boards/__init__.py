@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 from clients.terminal.boards.base import Board
+from clients.terminal.boards.flash8 import Flash8Board
 from clients.terminal.boards.frog import FrogBoard
+from clients.terminal.boards.hex import HexBoard
 
 __all__ = ["board_for"]
 
 
 def board_for(game: str) -> Board:
     """A fresh board for ``game`` (boards keep a little state, such as a running animation)."""
-    boards: dict[str, type[Board]] = {"flip_over_frog": FrogBoard}
+    boards: dict[str, type[Board]] = {
+        "flip_over_frog": FrogBoard,
+        "neon_hex": HexBoard,
+        "flash8": Flash8Board,
+    }
     kind = boards.get(game)
     return kind() if kind is not None else Board(game=game)
