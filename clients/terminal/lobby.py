@@ -85,7 +85,6 @@ class LobbyScreen(LuminScreen):
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
         table.add_columns("room", "game", "state", "seats", "watching")
-        self.action_reload()
         table.focus()
 
     def on_screen_resume(self) -> None:

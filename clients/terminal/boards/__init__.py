@@ -6,6 +6,7 @@ from clients.terminal.boards.base import Board
 from clients.terminal.boards.flash8 import Flash8Board
 from clients.terminal.boards.frog import FrogBoard
 from clients.terminal.boards.hex import HexBoard
+from clients.terminal.boards.neon_flip import NeonFlipBoard
 
 __all__ = ["board_for"]
 
@@ -16,6 +17,7 @@ def board_for(game: str) -> Board:
         "flip_over_frog": FrogBoard,
         "neon_hex": HexBoard,
         "flash8": Flash8Board,
+        "neon_flip": NeonFlipBoard,
     }
     kind = boards.get(game)
     return kind() if kind is not None else Board(game=game)

@@ -1,0 +1,50 @@
+"""``lumin play``: whole games of Neon Flip by key presses, Classic against a server bot and
+solo against PROTO-ZERO (the grid, previews, cascades, PROTO-ZERO's turns)."""
+
+from __future__ import annotations
+
+from clients.terminal.app import LuminApp
+from tests.terminal.drive import create_room, play_out, save_shot, screen_text, start_game, until
+
+
+async def test_a_whole_neon_flip_classic_game_by_keys(url: str) -> None:
+    app = LuminApp(url, "Ada")
+    async with app.run_test(size=(80, 24)) as pilot:
+        room = await create_room(
+            pilot, app, "neon_flip", {"option:rounds": 1, "seat:1": "bot: easy"}
+        )
+        await start_game(pilot, app, room)
+        client = app.client
+        assert client is not None
+
+        async def turn(n: int) -> None:
+            if n == 6:
+                save_shot(app, "neon-flip")
+            if client.view(room).get("pending_cascade"):
+                assert "CASCADE" in screen_text(app)
+
+        await play_out(pilot, app, room, turn)
+        await until(pilot, lambda: "GAME OVER" in screen_text(app), "the outcome")
+        save_shot(app, "neon-flip-over")
+
+
+async def test_a_whole_neon_flip_solo_game_by_keys(url: str) -> None:
+    app = LuminApp(url, "Ada")
+    async with app.run_test(size=(80, 24)) as pilot:
+        room = await create_room(pilot, app, "neon_flip", {"option:mode": "solo"})
+        await start_game(pilot, app, room)
+        client = app.client
+        assert client is not None
+        assert "PROTO-ZERO (standard)" in screen_text(app)
+
+        async def turn(n: int) -> None:
+            view = client.view(room)
+            if n > 3 and view["phase"] == "main" and not view.get("pending_cascade"):
+                await pilot.press("e")  # end the turn by key: PROTO-ZERO plays
+            if n == 8:
+                save_shot(app, "neon-flip-solo")
+
+        await play_out(pilot, app, room, turn)
+        await until(pilot, lambda: "GAME OVER" in screen_text(app), "the outcome")
+        assert client.view(room)["proto_zero"]["played"]
+        save_shot(app, "neon-flip-solo-over")
