@@ -295,9 +295,8 @@ class CreateScreen(LuminScreen):
         fields = self.query_one(RoomForm).request()
 
         def created(room: str) -> None:
-            self.app.switch_screen(RoomScreen(room))
             code = client.codes.get(room)
-            if code is not None:
-                self.lumin.say(f"Private room {room}: its code is {code}")
+            note = None if code is None else f"Private room {room}: its code is {code}"
+            self.app.switch_screen(RoomScreen(room, note))
 
         self.lumin.request(client.create_room(**fields), created, self)

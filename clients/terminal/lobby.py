@@ -63,6 +63,8 @@ class CodeScreen(ModalScreen[tuple[str, str] | None]):
 class LobbyScreen(LuminScreen):
     """Rooms newest first, then finished games; keys in the footer."""
 
+    DEFAULT_CSS = "#rooms { height: 1fr; }"
+
     BINDINGS = [
         Binding("c", "create", "Create"),
         Binding("j", "join", "Join"),

@@ -71,7 +71,8 @@ class BoardView(Static, can_focus=True):
 
 
 class RoomScreen(LuminScreen):
-    """One room, live (see the module docstring)."""
+    """One room, live (see the module docstring); ``note`` is shown first on the status
+    line."""
 
     DEFAULT_CSS = """
     #head { height: 1; background: $primary-background; }
@@ -90,9 +91,11 @@ class RoomScreen(LuminScreen):
         Binding("escape", "back", "Lobby"),
     ]
 
-    def __init__(self, room: str) -> None:
+    def __init__(self, room: str, note: str | None = None) -> None:
         super().__init__()
         self.room = room
+        #: A first sentence for the status line (a private room's code).
+        self.note = note
         self.board: Board = Board()
         self.choices: list[Choice] = []
         self.legal_seen: Any = None
@@ -131,6 +134,8 @@ class RoomScreen(LuminScreen):
         self.query_one(OptionList).border_title = "your commands (enter)"
         self.redraw()
         self.focus_play()
+        if self.note:
+            self.show_status(self.note)
 
     def focus_play(self) -> None:
         if self.board.takes_keys:
