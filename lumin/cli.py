@@ -567,7 +567,7 @@ def play_command(url: str, name: str, token: str | None) -> None:
     (docs/terminal.md)."""
     from clients.terminal import run
 
-    run(url, name, token)
+    sys.exit(run(url, name, token))
 
 
 class _BadLog(Exception):

@@ -18,6 +18,9 @@ from clients.terminal.app import LuminApp
 __all__ = ["LuminApp", "run"]
 
 
-def run(url: str, name: str, token: str | None = None) -> None:
-    """Run ``lumin play`` in this terminal until the player quits."""
-    LuminApp(url, name, token).run()
+def run(url: str, name: str, token: str | None = None) -> int:
+    """Run ``lumin play`` in this terminal until the player quits; returns the exit status
+    (1 when no Lumin server answered at ``url``, with the reason printed)."""
+    app = LuminApp(url, name, token)
+    app.run()
+    return app.return_code or 0

@@ -30,6 +30,9 @@ class LuminApp(App[None]):
     with its seats) and open the lobby."""
 
     TITLE = "Lumin"
+    #: Seconds to keep reconnecting after a drop before the client gives up (a person at a
+    #: terminal waits for a server that restarts, and sees RECONNECTING meanwhile).
+    GIVE_UP = 900.0
     BINDINGS = [Binding("ctrl+q", "quit", "Quit", priority=True)]
     CSS = """
     Screen { layout: vertical; }
@@ -61,7 +64,11 @@ class LuminApp(App[None]):
 
         try:
             self.client = await LuminClient.connect(
-                self.url, self.player_name, token=self.token, new_identity=True
+                self.url,
+                self.player_name,
+                token=self.token,
+                new_identity=True,
+                give_up=self.GIVE_UP,
             )
             self.games = {game.id: game for game in await self.client.list_games()}
             sent = time.time()
@@ -69,7 +76,7 @@ class LuminApp(App[None]):
             self.clock_offset = server - (sent + time.time()) / 2
         except ServerError as error:
             self.failure = error.message
-            self.exit(message=f"lumin play: {error.message}")
+            self.exit(return_code=1, message=f"lumin play: {error.message}")
             return
         self._reader = asyncio.create_task(self._read())
         await self.push_screen(LobbyScreen())

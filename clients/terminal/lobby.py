@@ -188,9 +188,9 @@ class LobbyScreen(LuminScreen):
         if room is None:
             self.show_status("No room to watch.")
             return
-        self.watch(room.room, None)
+        self.spectate(room.room, None)
 
-    def watch(self, room: str, code: str | None) -> None:
+    def spectate(self, room: str, code: str | None) -> None:
         client = self.lumin.client
         assert client is not None
         self.lumin.request(client.watch(room, code), lambda _: self.enter(room, code), self)
@@ -218,7 +218,7 @@ class LobbyScreen(LuminScreen):
                 if what == "join":
                     self.join(room, code, None)
                 elif what == "watch":
-                    self.watch(room, code)
+                    self.spectate(room, code)
                 elif what == "replay":
                     self.lumin.client.codes[room] = code  # type: ignore[union-attr]
                     self.replay(room, 0)

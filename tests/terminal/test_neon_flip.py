@@ -48,3 +48,21 @@ async def test_a_whole_neon_flip_solo_game_by_keys(url: str) -> None:
         await until(pilot, lambda: "GAME OVER" in screen_text(app), "the outcome")
         assert client.view(room)["proto_zero"]["played"]
         save_shot(app, "neon-flip-solo-over")
+
+
+async def test_a_whole_neon_flip_overdrive_game_by_keys(url: str) -> None:
+    app = LuminApp(url, "Ada")
+    async with app.run_test(size=(80, 24)) as pilot:
+        room = await create_room(
+            pilot,
+            app,
+            "neon_flip",
+            {"option:mode": "overdrive", "option:rounds": 1, "seat:1": "bot: easy"},
+        )
+        await start_game(pilot, app, room)
+        client = app.client
+        assert client is not None
+        await until(pilot, lambda: "to end it" in screen_text(app), "the threshold")
+        await play_out(pilot, app, room)
+        await until(pilot, lambda: "GAME OVER" in screen_text(app), "the outcome")
+        save_shot(app, "neon-flip-overdrive-over")

@@ -257,7 +257,8 @@ class Flash8Board(Board):
             return "Not started yet."
         if view.get("phase") == "over":
             return "The game is over."
-        seat = next((s for s in view.get("seats", []) if s.get("seat") == ctx.seat), {})
+        seats: list[Mapping[str, Any]] = list(view.get("seats", []))
+        seat: Mapping[str, Any] = next((s for s in seats if s.get("seat") == ctx.seat), {})
         if self._lock(seat, ctx.now):
             return "Locked out: wait for the lockout to end."
         return text

@@ -116,7 +116,14 @@ class NeonFlipBoard(Board):
             style="bold" if mine else "",
         )
         if view.get("threshold"):
-            text.append(f", hold {view['threshold']} to win")
+            text.append(f", hold {view['threshold']} to end it")
+        clock = view.get("clock")
+        if isinstance(clock, Mapping):
+            deadline = clock.get("deadline")
+            if clock.get("expired"):
+                text.append(", clock out: last turn")
+            elif deadline is not None and ctx.live:
+                text.append(f", clock {max(0.0, deadline - ctx.now) / 60:.1f} min")
         text.append(" YOUR TURN\n" if mine else "\n", style="bold")
         pending = view.get("pending_cascade")
         if pending:
