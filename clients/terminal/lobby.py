@@ -158,10 +158,13 @@ class LobbyScreen(LuminScreen):
         client = self.lumin.client
         assert client is not None
         seats = summary.seats if summary is not None else ()
-        options = [
-            (f"seat {s.seat}: {'open' if s.kind == 'open' else s.name or s.bot}", s.seat)
+        # Open seats first, then one's own, then bots to take over.
+        options = [(f"seat {s.seat}: open", s.seat) for s in seats if s.kind == "open"]
+        options += [(f"seat {s.seat}: yours", s.seat) for s in seats if s.user == client.user]
+        options += [
+            (f"seat {s.seat}: take over the bot ({s.bot})", s.seat)
             for s in seats
-            if s.kind == "open" or s.user == client.user or s.kind == "bot"
+            if s.kind == "bot"
         ]
         if summary is not None and not options:
             self.show_status("No seat to take in that room; watch it with w.")
