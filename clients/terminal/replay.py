@@ -127,7 +127,6 @@ class ReplayScreen(LuminScreen):
             now=state.at or 0.0,
             names=names,
             live=False,
-            colour=self.lumin.colour,
         )
         self.query_one(BoardView).update(self.board.render(ctx))
 

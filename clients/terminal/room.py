@@ -125,13 +125,14 @@ class RoomScreen(LuminScreen):
         summary = self.summary
         self.board = board_for(summary.game if summary else "")
         if self.board.tick:
-            self.set_interval(self.board.tick, self.redraw_board)
+            self.set_interval(self.board.tick, self.tick)
         client = self.lumin.client
         if client is not None:
             for line in client.chat:
                 if line.room == self.room:
                     self.add_chat(line)
         self.query_one(OptionList).border_title = "your commands (enter)"
+        self.query_one(OptionList).border_subtitle = self.board.keys_help
         self.redraw()
         self.focus_play()
         if self.note:
@@ -187,7 +188,6 @@ class RoomScreen(LuminScreen):
             highlight=highlight,
             now=now,
             names=seat_names(summary),
-            colour=self.lumin.colour,
         )
 
     def redraw(self) -> None:
@@ -197,8 +197,9 @@ class RoomScreen(LuminScreen):
         summary = self.summary
         if summary is not None and self.board.game != summary.game:
             self.board = board_for(summary.game)
+            self.query_one(OptionList).border_subtitle = self.board.keys_help
             if self.board.tick:
-                self.set_interval(self.board.tick, self.redraw_board)
+                self.set_interval(self.board.tick, self.tick)
             self.focus_play()
         copy = client.conn.views.get(self.room)
         seat = None if copy is None else copy.seat
@@ -207,7 +208,12 @@ class RoomScreen(LuminScreen):
         state = summary.state if summary else "?"
         who = "watching" if seat is None else f"you: seat {seat}"
         private = " private" if summary is not None and summary.private else ""
-        self.query_one("#head", Label).update(f"{name} | {self.room}{private} | {state} | {who}")
+        clock = ""
+        if summary is not None and summary.turn_clock is not None:
+            clock = f" | turn clock {summary.turn_clock:g} s"
+        self.query_one("#head", Label).update(
+            f"{name} | {self.room}{private} | {state} | {who}{clock}"
+        )
         self.query_one("#seats", Static).update(self.seats_text(summary, seat))
         legal = None if copy is None else copy.legal
         if legal != self.legal_seen:
@@ -247,6 +253,12 @@ class RoomScreen(LuminScreen):
         if summary.state == "waiting":
             text.append("r ready, s start (host)\n", style="dim")
         return text
+
+    def tick(self) -> None:
+        """Redraw a board that changes by itself (a clock, tiles turning)."""
+        client = self.lumin.client
+        if client is not None and self.board.moving(client.view(self.room)):
+            self.redraw_board()
 
     def redraw_board(self) -> None:
         if self.lumin.client is None:

@@ -46,7 +46,7 @@ async def test_a_flash8_race_by_keys(url: str) -> None:
             app,
             "flash8",
             {
-                "option:lockout": 1,
+                "option:lockout": 3,
                 "option:time_limit": 10,
                 "option:countdown": 0,
                 "option:hints": "yes",
@@ -102,7 +102,7 @@ async def test_a_flash8_solo_game_by_keys(url: str) -> None:
                 "option:mode": "solo",
                 "option:countdown": 0,
                 "option:hints": "yes",
-                "option:solo_seconds": 12,
+                "option:solo_seconds": 25,
             },
         )
         await start_game(pilot, app, room)
@@ -133,8 +133,10 @@ async def test_a_flash8_solo_game_by_keys(url: str) -> None:
                 lambda before=before: client.seq(room) != before or state(app, room) == "finished",
                 "the claim",
             )
-            claimed += 1
+            # The clock may run out between the hint and the keys: count what the server took.
+            claimed = len(client.view(room)["claims"])
         await until(pilot, lambda: "GAME OVER" in screen_text(app), "the outcome")
+        # 25 s leave room for one claim (a few slides) on a loaded machine.
         assert claimed >= 1
         assert client.view(room)["outcome"]["details"]["claims"] >= 1
         save_shot(app, "flash8-solo-over")

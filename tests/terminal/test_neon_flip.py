@@ -4,7 +4,15 @@ solo against PROTO-ZERO (the grid, previews, cascades, PROTO-ZERO's turns)."""
 from __future__ import annotations
 
 from clients.terminal.app import LuminApp
-from tests.terminal.drive import create_room, play_out, save_shot, screen_text, start_game, until
+from tests.terminal.drive import (
+    create_room,
+    play_out,
+    save_shot,
+    screen_text,
+    start_game,
+    state,
+    until,
+)
 
 
 async def test_a_whole_neon_flip_classic_game_by_keys(url: str) -> None:
@@ -40,7 +48,21 @@ async def test_a_whole_neon_flip_solo_game_by_keys(url: str) -> None:
         async def turn(n: int) -> None:
             view = client.view(room)
             if n > 3 and view["phase"] == "main" and not view.get("pending_cascade"):
+                cards = view["proto_zero"]["cards_left"]
                 await pilot.press("e")  # end the turn by key: PROTO-ZERO plays
+                await until(
+                    pilot,
+                    lambda: (
+                        state(app, room) == "finished"
+                        or client.view(room)["proto_zero"]["cards_left"] < cards
+                    ),
+                    "PROTO-ZERO's turn",
+                )
+                await until(
+                    pilot,
+                    lambda: state(app, room) == "finished" or client.legal(room),
+                    "our next turn",
+                )
             if n == 8:
                 save_shot(app, "neon-flip-solo")
 

@@ -8,7 +8,7 @@ nothing but the view, the legal entries and the room summary: no rules of their 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from rich.text import Text
@@ -24,8 +24,9 @@ class Context:
 
     ``seat`` is the viewer's seat (``None`` for a spectator or a public replay), ``choices``
     the expanded legal commands, ``highlight`` the one the player is looking at (its preview is
-    drawn), ``now`` the room clock in seconds (a replay's ``at``), ``names`` the seats' names
-    and ``colour`` whether the terminal shows colour (monochrome boards mark in other ways)."""
+    drawn), ``now`` the room clock in seconds (a replay's ``at``), ``names`` the seats' names,
+    ``live`` false in a replay (no animation). Boards mark everything in letters and words as
+    well as colour, so they draw the same under ``NO_COLOR``."""
 
     view: Any
     seat: int | None
@@ -34,7 +35,6 @@ class Context:
     now: float = 0.0
     names: Sequence[str] = ()
     live: bool = True
-    colour: bool = True
 
 
 @dataclass
@@ -60,8 +60,8 @@ class Board:
     takes_keys: bool = False
     #: Seconds between redraws while the game runs (a live clock), or 0 for none.
     tick: float = 0.0
-    keys_help: str = "up/down choose a command, enter sends it"
-    extra: dict[str, Any] = field(default_factory=dict)
+    #: The board's own keys in a few words (under the command list, at most 24 characters).
+    keys_help: str = "enter sends"
 
     def render(self, ctx: Context) -> Text:
         """The board as text (at most 50 columns and 16 rows for an 80x24 terminal)."""
@@ -73,6 +73,11 @@ class Board:
             text.append(f"{key}: ", style="bold")
             text.append(f"{_short(value)}\n")
         return text
+
+    def moving(self, view: Any) -> bool:
+        """Whether the board changes by itself now (a running clock, tiles still turning), so
+        the screen redraws it every :attr:`tick` seconds."""
+        return False
 
     def describe(self, choice: Choice, ctx: Context) -> str:
         """A command in words, for the command list."""

@@ -50,10 +50,13 @@ class Flash8Board(Board):
             game="flash8",
             takes_keys=True,
             tick=0.2,
-            keys_help="arrows/1-9 slide, f FLASH, h hint, l claim a line (solo)",
+            keys_help="arrows 1-9 slide, f h l",
         )
 
     # -- drawing --------------------------------------------------------------------------------
+
+    def moving(self, view: Any) -> bool:
+        return isinstance(view, Mapping) and view.get("phase") in ("countdown", "running")
 
     def render(self, ctx: Context) -> Text:
         view = ctx.view

@@ -35,7 +35,7 @@ def seat_letter(seat: int) -> str:
 
 class HexBoard(Board):
     def __init__(self) -> None:
-        super().__init__(game="neon_hex", keys_help="up/down a command, enter sends, e ends turn")
+        super().__init__(game="neon_hex", keys_help="enter sends, e ends turn")
 
     def render(self, ctx: Context) -> Text:
         view = ctx.view

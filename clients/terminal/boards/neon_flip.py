@@ -33,11 +33,14 @@ class NeonFlipBoard(Board):
         super().__init__(
             game="neon_flip",
             tick=FLIP_STEP,
-            keys_help="up/down a command, enter sends, e ends turn, x stops a cascade",
+            keys_help="e ends turn, x stops",
         )
         self.shown: list[str] | None = None
         self.target: list[str] | None = None
         self.last_flip = 0.0
+
+    def moving(self, view: Any) -> bool:
+        return self.shown != self.target
 
     def _animate(self, board: Sequence[str], live: bool) -> tuple[list[str], set[int]]:
         """The board to draw now and the slots (0-based) still to turn."""
