@@ -1,4 +1,5 @@
-"""``lumin play``: a whole game of Flip Over Frog by key presses against a server bot."""
+"""``lumin play``: a whole game of Flip Over Frog by key presses against a server bot, then a
+rematch."""
 
 from __future__ import annotations
 
@@ -40,4 +41,16 @@ async def test_a_whole_frog_game_by_keys(url: str) -> None:
         text = screen_text(app)
         assert "Winner:" in text
         save_shot(app, "frog-over")
-        assert room_screen(app) is not None
+        # m asks for a rematch and takes the same seat in the new room.
+        await pilot.press("m")
+        again = await until(
+            pilot,
+            lambda: (screen := room_screen(app)) is not None and screen.room != room and screen,
+            "the rematch room",
+        )
+        await until(
+            pilot,
+            lambda: "waiting" in screen_text(app) and "you: seat 0" in screen_text(app),
+            "our seat in the rematch",
+        )
+        assert client.room_info[again.room].seats[0].user == client.user
