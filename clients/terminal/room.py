@@ -81,12 +81,13 @@ class RoomScreen(LuminScreen):
     #seats { height: auto; max-height: 6; }
     #commands { height: 1fr; }
     #chat { height: 3; }
-    #say { height: 1; border: none; padding: 0; }
+    #say, #filter { height: 1; border: none; padding: 0; }
     """
     BINDINGS = [
         Binding("r", "ready", "Ready"),
         Binding("s", "start", "Start"),
         Binding("t", "chat", "Chat"),
+        Binding("slash", "filter", "Filter"),
         Binding("m", "rematch", "Rematch"),
         Binding("escape", "back", "Lobby"),
     ]
@@ -98,8 +99,10 @@ class RoomScreen(LuminScreen):
         self.note = note
         self.board: Board = Board()
         self.choices: list[Choice] = []
+        #: The commands the list shows: those whose words hold the filter's text.
+        self.shown: list[Choice] = []
+        self.filter_text = ""
         self.legal_seen: Any = None
-        self.ready_now = False
         self.rematch_room: str | None = None
 
     def compose(self) -> ComposeResult:
@@ -108,6 +111,7 @@ class RoomScreen(LuminScreen):
             yield BoardView("", id="board")
             with Vertical(id="side"):
                 yield Static("", id="seats")
+                yield Input(placeholder="/ filters the commands", id="filter")
                 yield OptionList(id="commands")
         yield RichLog(id="chat", wrap=True, markup=False)
         yield Input(placeholder="t: chat; enter sends", id="say")
@@ -177,8 +181,8 @@ class RoomScreen(LuminScreen):
         seat = None if copy is None else copy.seat
         highlight = None
         commands = self.query_one(OptionList)
-        if commands.highlighted is not None and commands.highlighted < len(self.choices):
-            highlight = self.choices[commands.highlighted]
+        if commands.highlighted is not None and commands.highlighted < len(self.shown):
+            highlight = self.shown[commands.highlighted]
         now = 0.0 if copy is None else copy.room_time(self.lumin.server_time())
         summary = self.summary
         return Context(
@@ -224,13 +228,18 @@ class RoomScreen(LuminScreen):
         self.redraw_board()
 
     def fill_commands(self) -> None:
+        """Show the commands the filter lets through, keeping the highlight's place."""
         commands = self.query_one(OptionList)
         before = commands.highlighted
         ctx = self.context()
+        words = [(choice, self.board.describe(choice, ctx)) for choice in self.choices]
+        wanted = self.filter_text.lower()
+        words = [(choice, text) for choice, text in words if wanted in text.lower()]
+        self.shown = [choice for choice, _ in words]
         commands.clear_options()
-        commands.add_options([self.board.describe(choice, ctx) for choice in self.choices])
-        if self.choices:
-            commands.highlighted = min(before or 0, len(self.choices) - 1)
+        commands.add_options([text for _, text in words])
+        if self.shown:
+            commands.highlighted = min(before or 0, len(self.shown) - 1)
 
     def seats_text(self, summary: RoomSummary | None, mine: int | None) -> Text:
         text = Text()
@@ -272,8 +281,8 @@ class RoomScreen(LuminScreen):
     # -- acting ---------------------------------------------------------------------------------
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        if event.option_list.id == "commands" and event.option_index < len(self.choices):
-            self.send(self.choices[event.option_index].command)
+        if event.option_list.id == "commands" and event.option_index < len(self.shown):
+            self.send(self.shown[event.option_index].command)
 
     def send(self, command: Any) -> None:
         client = self.lumin.client
@@ -316,10 +325,12 @@ class RoomScreen(LuminScreen):
             event.stop()
 
     def action_ready(self) -> None:
+        """Toggle this seat's ready flag (as the room summary shows it)."""
         client = self.lumin.client
         assert client is not None
-        self.ready_now = not self.ready_now
-        self.lumin.request(client.ready(self.room, self.ready_now), None, self)
+        summary = self.summary
+        ready = any(s.ready for s in summary.seats if s.user == client.user) if summary else False
+        self.lumin.request(client.ready(self.room, not ready), None, self)
 
     def action_start(self) -> None:
         client = self.lumin.client
@@ -327,11 +338,23 @@ class RoomScreen(LuminScreen):
         self.lumin.request(client.start(self.room), None, self)
 
     def action_chat(self) -> None:
-        self.query_one(Input).focus()
+        self.query_one("#say", Input).focus()
+
+    def action_filter(self) -> None:
+        self.query_one("#filter", Input).focus()
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input.id == "filter":
+            self.filter_text = event.value.strip()
+            self.fill_commands()
+            self.redraw_board()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         client = self.lumin.client
         assert client is not None
+        if event.input.id == "filter":
+            self.query_one(OptionList).focus()
+            return
         text = event.value.strip()
         event.input.value = ""
         self.focus_play()
@@ -361,7 +384,9 @@ class RoomScreen(LuminScreen):
         self.lumin.request(client.rematch(self.room), go, self)
 
     def action_back(self) -> None:
-        if isinstance(self.focused, Input):
+        """Escape: out of the chat or filter line, then clears a filter, then to the lobby."""
+        if isinstance(self.focused, Input) or self.filter_text:
+            self.query_one("#filter", Input).value = ""
             self.focus_play()
             return
         client = self.lumin.client

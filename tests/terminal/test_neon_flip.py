@@ -7,6 +7,7 @@ from clients.terminal.app import LuminApp
 from tests.terminal.drive import (
     create_room,
     play_out,
+    room_screen,
     save_shot,
     screen_text,
     start_game,
@@ -26,6 +27,16 @@ async def test_a_whole_neon_flip_classic_game_by_keys(url: str) -> None:
         assert client is not None
 
         async def turn(n: int) -> None:
+            view = client.view(room)
+            if n == 2 and view["phase"] == "main" and not view.get("pending_cascade"):
+                # / filters the command list by its words; escape clears the filter.
+                screen = room_screen(app)
+                assert screen is not None
+                await pilot.press("slash", *"end turn", "enter")
+                await until(pilot, lambda: len(screen.shown) == 1, "the filtered list")
+                assert screen.board.describe(screen.shown[0], screen.context()) == "end turn"
+                await pilot.press("escape")
+                await until(pilot, lambda: len(screen.shown) > 1, "the whole list again")
             if n == 6:
                 save_shot(app, "neon-flip")
             if client.view(room).get("pending_cascade"):
