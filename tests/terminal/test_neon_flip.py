@@ -3,6 +3,10 @@ solo against PROTO-ZERO (the grid, previews, cascades, PROTO-ZERO's turns)."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from textual.pilot import Pilot
+
 from clients.terminal.app import LuminApp
 from tests.terminal.drive import (
     create_room,
@@ -14,6 +18,42 @@ from tests.terminal.drive import (
     state,
     until,
 )
+
+
+async def end_turn_by_key(pilot: Pilot[Any], app: LuminApp, room: str) -> None:
+    """In the main phase with no cascade pending, end the turn with ``e`` and wait for the
+    next turn of ours (the bots' or PROTO-ZERO's turns come between)."""
+    client = app.client
+    assert client is not None
+    view = client.view(room)
+    if view["phase"] != "main" or view.get("pending_cascade"):
+        return
+    turns = view["turns"]
+    await pilot.press("e")
+    await until(
+        pilot,
+        lambda: state(app, room) == "finished" or client.view(room)["turns"] > turns,
+        "the turn ended",
+    )
+    await until(
+        pilot, lambda: state(app, room) == "finished" or client.legal(room), "our next turn"
+    )
+
+
+async def buy_first(pilot: Pilot[Any], app: LuminApp, room: str) -> None:
+    """Keep the command list filtered to ``buy`` while a card can be bought (each buy refills
+    the market from the draw pile, so the round, and the game, end sooner); clear the filter
+    otherwise."""
+    client = app.client
+    screen = room_screen(app)
+    assert client is not None and screen is not None
+    buys = any(entry["type"] == "buy_card" for entry in client.legal(room))
+    if buys and screen.filter_text != "buy":
+        await pilot.press("slash", *"buy", "enter")
+        await until(pilot, lambda: screen.shown and screen.shown[0].type == "buy_card", "buys")
+    elif not buys and screen.filter_text:
+        await pilot.press("escape")
+        await until(pilot, lambda: not screen.filter_text, "the filter cleared")
 
 
 async def test_a_whole_neon_flip_classic_game_by_keys(url: str) -> None:
@@ -41,6 +81,7 @@ async def test_a_whole_neon_flip_classic_game_by_keys(url: str) -> None:
                 save_shot(app, "neon-flip")
             if client.view(room).get("pending_cascade"):
                 assert "CASCADE" in screen_text(app)
+            await buy_first(pilot, app, room)
 
         await play_out(pilot, app, room, turn)
         await until(pilot, lambda: "GAME OVER" in screen_text(app), "the outcome")
@@ -57,23 +98,8 @@ async def test_a_whole_neon_flip_solo_game_by_keys(url: str) -> None:
         assert "PROTO-ZERO (standard)" in screen_text(app)
 
         async def turn(n: int) -> None:
-            view = client.view(room)
-            if n > 3 and view["phase"] == "main" and not view.get("pending_cascade"):
-                cards = view["proto_zero"]["cards_left"]
-                await pilot.press("e")  # end the turn by key: PROTO-ZERO plays
-                await until(
-                    pilot,
-                    lambda: (
-                        state(app, room) == "finished"
-                        or client.view(room)["proto_zero"]["cards_left"] < cards
-                    ),
-                    "PROTO-ZERO's turn",
-                )
-                await until(
-                    pilot,
-                    lambda: state(app, room) == "finished" or client.legal(room),
-                    "our next turn",
-                )
+            if n > 3:
+                await end_turn_by_key(pilot, app, room)  # PROTO-ZERO plays its card
             if n == 8:
                 save_shot(app, "neon-flip-solo")
 
@@ -96,6 +122,10 @@ async def test_a_whole_neon_flip_overdrive_game_by_keys(url: str) -> None:
         client = app.client
         assert client is not None
         await until(pilot, lambda: "to end it" in screen_text(app), "the threshold")
-        await play_out(pilot, app, room)
+
+        async def turn(n: int) -> None:
+            await buy_first(pilot, app, room)
+
+        await play_out(pilot, app, room, turn)
         await until(pilot, lambda: "GAME OVER" in screen_text(app), "the outcome")
         save_shot(app, "neon-flip-overdrive-over")

@@ -28,14 +28,13 @@ async def test_watch_a_live_game_then_replay_it_by_keys(url: str) -> None:
         await pilot.press("s")  # the host starts a room of bots
         await until(pilot, lambda: state(app, room) == "playing", "the game started")
         await until(pilot, lambda: "Cards as printed" in screen_text(app), "the public board")
+        save_shot(app, "flash8-spectator")
         client = app.client
         assert client is not None and client.legal(room) == []
         await pilot.press("f")
         await until(pilot, lambda: "You are watching." in screen_text(app), "a refusal in words")
         await pilot.press("t", *"hello all", "enter")
         await until(pilot, lambda: "(spectators) Ada: hello all" in screen_text(app), "chat")
-        if state(app, room) == "playing":
-            save_shot(app, "flash8-spectator")
         await until(pilot, lambda: state(app, room) == "finished", "the end of the race", 30)
         await until(pilot, lambda: "GAME OVER" in screen_text(app), "the outcome")
 
