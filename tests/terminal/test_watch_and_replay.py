@@ -25,7 +25,7 @@ async def test_watch_a_live_game_then_replay_it_by_keys(url: str) -> None:
             },
         )
         await until(pilot, lambda: "watching" in screen_text(app), "the spectator's header")
-        await pilot.press("s")  # the host starts a room of bots
+        # A room with no human seat starts by itself.
         await until(pilot, lambda: state(app, room) == "playing", "the game started")
         await until(pilot, lambda: "Cards as printed" in screen_text(app), "the public board")
         save_shot(app, "flash8-spectator")
