@@ -50,7 +50,7 @@ class Flash8Board(Board):
             game="flash8",
             takes_keys=True,
             tick=0.2,
-            keys_help="arrows 1-9 slide, f h l",
+            keys_help="arrows 1-9 f h l",
         )
 
     # -- drawing --------------------------------------------------------------------------------
@@ -138,7 +138,7 @@ class Flash8Board(Board):
             me = "*" if mine is not None and seat["seat"] == mine["seat"] else " "
             name = ctx.names[seat["seat"]] if seat["seat"] < len(ctx.names) else "?"
             text.append(
-                f"{me}{name[:12]:<12} {seat['side'][:1].upper()} {seat['tablet']}"
+                f"{me}{name[:9]:<9} {seat['side'][:1].upper()} {seat['tablet']}"
                 f" {seat.get('points', 0)}pt {len(seat.get('cards', []))}c"
                 f" {seat.get('slides', 0)}sl {seat.get('misses', 0)}miss"
             )

@@ -88,7 +88,7 @@ class FrogBoard(Board):
             text.append("Hand: ")
             for face in hand:
                 text.append(tile_label(face), style=_style(face))
-                text.append(f" ({_words(face)})  ")
+                text.append(f" {_words(face)}; ")
             text.append("\n")
         text.append(outcome_text(view, ctx.names))
         return text
@@ -97,20 +97,19 @@ class FrogBoard(Board):
         hand = ctx.view.get("hand") or [] if isinstance(ctx.view, Mapping) else []
         face = next((t for t in hand if t.get("id") == choice.command.get("tile")), None)
         what = tile_label(face) if face else str(choice.command.get("tile"))
-        if face is not None and face.get("kind") == "frog":
-            what += f" {face.get('colour')}"
         if choice.type == "discard":
             return f"discard {what}"
         flips = choice.info.get("preview") or []
         flipped = f" flips {','.join(map(str, flips))}" if flips else ""
-        return f"{what} -> {choice.command.get('space')}{flipped}"
+        return f"{what} on {choice.command.get('space')}{flipped}"
 
 
 def _words(face: Mapping[str, Any] | None) -> str:
     if face is None:
         return ""
     if face.get("kind") == "frog":
-        return f"{face.get('colour')} frog, {face.get('arrows')}"
+        arrows = "orth" if face.get("arrows") == "orthogonal" else "diag"
+        return f"{face.get('colour')} {arrows}"
     return str(face.get("kind"))
 
 
