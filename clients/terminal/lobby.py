@@ -72,6 +72,7 @@ class LobbyScreen(LuminScreen):
         Binding("r", "replay", "Replay"),
         Binding("p", "private", "Private code"),
         Binding("g", "reload", "Reload"),
+        Binding("i", "identity", "Identity"),
     ]
 
     def __init__(self) -> None:
@@ -91,6 +92,12 @@ class LobbyScreen(LuminScreen):
 
     def on_screen_resume(self) -> None:
         self.action_reload()
+
+    def action_identity(self) -> None:
+        """Say the token that brings this identity (and its seats) back in another session."""
+        client = self.lumin.client
+        if client is not None:
+            self.show_status(f"come back as {client.name} with --token {client.token}")
 
     def action_reload(self) -> None:
         client = self.lumin.client

@@ -84,6 +84,8 @@ async def test_a_private_room_is_joined_by_its_code(url: str) -> None:
         await until(pilot, lambda: app.screen.query("DataTable"), "the lobby")
         await until(pilot, lambda: room not in client.conn.views, "the room left")
         assert room not in screen_text(app)
+        await pilot.press("i")  # the token that brings this identity back
+        await until(pilot, lambda: f"--token {client.token}" in screen_text(app), "the token")
         await pilot.press("p", *f"{room} {code}", "enter")
         await until(pilot, lambda: f"Private room {room}" in screen_text(app), "what to do")
         await pilot.press("enter")  # take a seat
