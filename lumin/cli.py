@@ -1,13 +1,14 @@
 """The ``lumin`` command. Its subcommands live in the modules named in :data:`COMMANDS`, each
 imported only when it is used (or when ``lumin --help`` lists it), so the client's commands
-(``lumin bot``, ``lumin admin``) run from a client-only install (``pip install lumin``), and the
-server's (``lumin serve``, ``backup``, ``verify``...) say in one line that they need
-``lumin[server]`` when it is missing."""
+(``lumin bot``, ``lumin play``, ``lumin admin``) run from a client-only install
+(``pip install lumin``), and the server's (``lumin serve``, ``backup``, ``verify``...) say in
+one line that they need ``lumin[server]`` when it is missing."""
 
 from __future__ import annotations
 
 import importlib
 import json
+import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -88,7 +89,7 @@ def main() -> None:
 main.add_command(admin)
 
 
-# The client's own commands (``bot``, and any other that a client-only install runs) are
+# The client's own commands (``bot``, ``play``, and any other that a client-only install runs) are
 # defined here and import what they need inside their function, never at module level.
 
 
@@ -134,5 +135,15 @@ def bot_command(url: str, room: str, **options: Any) -> None:
     click.echo(json.dumps(result))
 
 
+@main.command("play")
+@click.argument("url", default="ws://127.0.0.1:8700/ws")
+@click.option("--name", default="player", show_default=True, help="The name others see.")
+@click.option("--token", envvar="LUMIN_TOKEN", default=None, help="Come back as this identity.")
+def play_command(url: str, name: str, token: str | None) -> None:
+    """Play in this terminal on the server at URL: lobby, rooms, every game by keyboard
+    (docs/terminal.md)."""
+    from clients.terminal import run
+
+    sys.exit(run(url, name, token))
 if __name__ == "__main__":
     main()

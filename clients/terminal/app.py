@@ -1,0 +1,132 @@
+"""The ``lumin play`` application: one connection, the lobby first, a screen per room.
+
+The app owns one :class:`clients.sdk.LuminClient` (it reconnects, resumes and follows
+``moved`` by itself) and one reader task that takes every message the client receives and
+hands it to the screens that are open (``on_server``). Requests run as workers; a refusal is
+shown in words on the status line, and the connection and the screen stay.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+from textual.app import App
+from textual.binding import Binding
+from textual.screen import Screen
+
+from clients.sdk import LuminClient, ServerError
+from protocol.messages import GameInfo, Message
+
+__all__ = ["LuminApp"]
+
+T = TypeVar("T")
+
+
+class LuminApp(App[None]):
+    """``lumin play``: connect to ``url`` as ``name`` (with ``token``, the identity comes back
+    with its seats) and open the lobby."""
+
+    TITLE = "Lumin"
+    #: Seconds to keep reconnecting after a drop before the client gives up (a person at a
+    #: terminal waits for a server that restarts, and sees RECONNECTING meanwhile).
+    GIVE_UP = 900.0
+    BINDINGS = [Binding("ctrl+q", "quit", "Quit", priority=True)]
+    CSS = """
+    Screen { layout: vertical; }
+    #status { height: 1; background: $boost; }
+    """
+
+    def __init__(self, url: str, name: str = "player", token: str | None = None) -> None:
+        super().__init__()
+        self.url = url
+        self.player_name = name
+        self.token = token
+        self.client: LuminClient | None = None
+        self.games: dict[str, GameInfo] = {}
+        #: Server time minus this machine's clock, from a ``ping`` at connect (room clocks).
+        self.clock_offset = 0.0
+        self.failure: str | None = None
+        self._reader: asyncio.Task[None] | None = None
+
+    @property
+    def colour(self) -> bool:
+        """Whether the terminal shows colour (``NO_COLOR`` unset)."""
+        return not self.no_color
+
+    def server_time(self) -> float:
+        return time.time() + self.clock_offset
+
+    async def on_mount(self) -> None:
+        from clients.terminal.lobby import LobbyScreen
+
+        try:
+            self.client = await LuminClient.connect(
+                self.url,
+                self.player_name,
+                token=self.token,
+                new_identity=True,
+                give_up=self.GIVE_UP,
+            )
+            self.games = {game.id: game for game in await self.client.list_games()}
+            sent = time.time()
+            server = await self.client.ping()
+            self.clock_offset = server - (sent + time.time()) / 2
+        except ServerError as error:
+            self.failure = error.message
+            self.exit(return_code=1, message=f"lumin play: {error.message}")
+            return
+        self._reader = asyncio.create_task(self._read())
+        await self.push_screen(LobbyScreen())
+
+    async def on_unmount(self) -> None:
+        if self._reader is not None:
+            self._reader.cancel()
+        if self.client is not None:
+            await self.client.close()
+
+    async def _read(self) -> None:
+        """Hand every message the client receives to the open screens, in order."""
+        assert self.client is not None
+        while True:
+            message = await self.client.messages.get()
+            for screen in list(self.screen_stack):
+                handler: Callable[[Message], None] | None = getattr(screen, "on_server", None)
+                if handler is not None:
+                    try:
+                        handler(message)
+                    except Exception as error:  # a drawing bug must not stop the reader
+                        self.log.error(f"on_server failed: {error!r}")
+
+    def request(
+        self,
+        work: Awaitable[T],
+        then: Callable[[T], Any] | None = None,
+        screen: Screen[Any] | None = None,
+    ) -> None:
+        """Run a request in the background; ``then`` gets its answer. A refusal is shown on
+        ``screen``'s status line (or as a notification)."""
+
+        async def run() -> None:
+            try:
+                answer = await work
+            except ServerError as error:
+                self.say(f"{error.code}: {error.message}", screen)
+                return
+            if then is not None:
+                result = then(answer)
+                if asyncio.iscoroutine(result):
+                    await result
+
+        self.run_worker(run(), group="requests")
+
+    def say(self, text: str, screen: Screen[Any] | None = None) -> None:
+        """Show a sentence to the player on the screen's status line."""
+        target = screen or self.screen
+        show: Callable[[str], None] | None = getattr(target, "show_status", None)
+        if show is not None:
+            show(text)
+        else:
+            self.notify(text)

@@ -1,0 +1,238 @@
+"""The lobby: live rooms and finished games (a ``watch_lobby`` kept current by
+``lobby_update``), and the ways into a room: create, join a seat, watch, replay, and a private
+room by its code."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import DataTable, Footer, Input, Label
+
+from clients.terminal.picker import PickScreen
+from clients.terminal.status import LuminScreen, StatusLine
+from protocol.messages import LobbyUpdate, Message, RoomSummary
+
+__all__ = ["CodeScreen", "LobbyScreen", "seat_words"]
+
+
+def seat_words(summary: RoomSummary) -> str:
+    """The seats of a room in words: ``Ada, open, bot(easy)``."""
+    words = []
+    for seat in summary.seats:
+        if seat.kind == "open":
+            words.append("open")
+        elif seat.kind == "bot":
+            words.append(f"bot({seat.bot})")
+        else:
+            words.append(seat.name or "human")
+    return ", ".join(words)
+
+
+class CodeScreen(ModalScreen[tuple[str, str] | None]):
+    """Asks for a private room's id and code (``ROOM CODE``)."""
+
+    DEFAULT_CSS = """
+    CodeScreen { align: center middle; }
+    CodeScreen > Vertical { width: 60; height: auto; border: round $accent; background: $surface; }
+    """
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label("Private room: type its id and code, separated by a space")
+            yield Input(placeholder="r1234abcd CODE", id="code")
+
+    def on_mount(self) -> None:
+        self.query_one(Input).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        parts = event.value.split()
+        if len(parts) != 2:
+            self.query_one(Label).update("Type the room id, a space, then the code.")
+            return
+        self.dismiss((parts[0], parts[1]))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class LobbyScreen(LuminScreen):
+    """Rooms newest first, then finished games; keys in the footer."""
+
+    DEFAULT_CSS = "#rooms { height: 1fr; }"
+
+    BINDINGS = [
+        Binding("c", "create", "Create"),
+        Binding("j", "join", "Join"),
+        Binding("w", "watch", "Watch"),
+        Binding("r", "replay", "Replay"),
+        Binding("p", "private", "Private code"),
+        Binding("g", "reload", "Reload"),
+        Binding("i", "identity", "Identity"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rooms: dict[str, RoomSummary] = {}
+
+    def compose(self) -> ComposeResult:
+        yield Label("Lumin lobby: live rooms, then finished games", id="title")
+        yield DataTable(id="rooms", cursor_type="row", zebra_stripes=True)
+        yield StatusLine()
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        table.add_columns("room", "game", "state", "seats", "watching")
+        table.focus()
+
+    def on_screen_resume(self) -> None:
+        self.action_reload()
+
+    def action_identity(self) -> None:
+        """Say the token that brings this identity (and its seats) back in another session."""
+        client = self.lumin.client
+        if client is not None:
+            self.show_status(f"come back as {client.name} with --token {client.token}")
+
+    def action_reload(self) -> None:
+        client = self.lumin.client
+        if client is None:
+            return
+
+        def got(rooms: list[RoomSummary]) -> None:
+            self.rooms = {room.room: room for room in rooms}
+            self.redraw()
+
+        self.lumin.request(client.watch_lobby(), got, self)
+
+    def on_server(self, message: Message) -> None:
+        if isinstance(message, LobbyUpdate):
+            for room in message.rooms:
+                self.rooms[room.room] = room
+            for gone in message.removed:
+                self.rooms.pop(gone, None)
+            self.redraw()
+
+    def ordered(self) -> list[RoomSummary]:
+        """Live rooms newest first, then finished games (the lobby's order)."""
+        live = [r for r in self.rooms.values() if r.state != "finished"]
+        done = [r for r in self.rooms.values() if r.state == "finished"]
+        return sorted(live, key=lambda r: -r.created) + sorted(done, key=lambda r: -r.created)
+
+    def redraw(self) -> None:
+        table = self.query_one(DataTable)
+        current = self.selected()
+        table.clear()
+        for room in self.ordered():
+            game = self.lumin.games.get(room.game)
+            table.add_row(
+                room.room,
+                game.name if game else room.game,
+                room.state,
+                seat_words(room),
+                str(room.spectators),
+                key=room.room,
+            )
+        if current is not None and current.room in self.rooms:
+            table.move_cursor(row=table.get_row_index(current.room))
+
+    def selected(self) -> RoomSummary | None:
+        table = self.query_one(DataTable)
+        if table.row_count == 0:
+            return None
+        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        return self.rooms.get(str(key))
+
+    def action_create(self) -> None:
+        from clients.terminal.create import CreateScreen
+
+        self.app.push_screen(CreateScreen())
+
+    def action_join(self) -> None:
+        room = self.selected()
+        if room is None:
+            self.show_status("No room to join: create one with c.")
+            return
+        self.join(room.room, None, room)
+
+    def join(self, room: str, code: str | None, summary: RoomSummary | None) -> None:
+        """Ask which seat (open seats, one's own, bots to take over), then enter the room."""
+        client = self.lumin.client
+        assert client is not None
+        seats = summary.seats if summary is not None else ()
+        # Open seats first, then one's own, then bots to take over.
+        options = [(f"seat {s.seat}: open", s.seat) for s in seats if s.kind == "open"]
+        options += [(f"seat {s.seat}: yours", s.seat) for s in seats if s.user == client.user]
+        options += [
+            (f"seat {s.seat}: take over the bot ({s.bot})", s.seat)
+            for s in seats
+            if s.kind == "bot"
+        ]
+        if summary is not None and not options:
+            self.show_status("No seat to take in that room; watch it with w.")
+            return
+        if summary is None:
+            options = [(f"seat {n}", n) for n in range(8)]
+
+        def chosen(seat: Any) -> None:
+            if seat is None:
+                return
+            self.lumin.request(
+                client.join(room, seat, code), lambda _: self.enter(room, code), self
+            )
+
+        self.app.push_screen(PickScreen(f"Take which seat of {room}?", options), chosen)
+
+    def enter(self, room: str, code: str | None) -> None:
+        from clients.terminal.room import RoomScreen
+
+        self.app.push_screen(RoomScreen(room))
+
+    def action_watch(self) -> None:
+        room = self.selected()
+        if room is None:
+            self.show_status("No room to watch.")
+            return
+        self.spectate(room.room, None)
+
+    def spectate(self, room: str, code: str | None) -> None:
+        client = self.lumin.client
+        assert client is not None
+        self.lumin.request(client.watch(room, code), lambda _: self.enter(room, code), self)
+
+    def action_replay(self) -> None:
+        room = self.selected()
+        if room is None or room.state != "finished":
+            self.show_status("Choose a finished game to replay.")
+            return
+        self.replay(room.room, len(room.seats), room.game)
+
+    def replay(self, room: str, seats: int, game: str = "") -> None:
+        from clients.terminal.replay import ReplayScreen
+
+        self.app.push_screen(ReplayScreen(room, seats, game))
+
+    def action_private(self) -> None:
+        def entered(answer: tuple[str, str] | None) -> None:
+            if answer is None:
+                return
+            room, code = answer
+            options = [("take a seat", "join"), ("watch", "watch"), ("replay", "replay")]
+
+            def how(what: Any) -> None:
+                if what == "join":
+                    self.join(room, code, None)
+                elif what == "watch":
+                    self.spectate(room, code)
+                elif what == "replay":
+                    self.lumin.client.codes[room] = code  # type: ignore[union-attr]
+                    self.replay(room, 0)
+
+            self.app.push_screen(PickScreen(f"Private room {room}", options), how)
+
+        self.app.push_screen(CodeScreen(), entered)

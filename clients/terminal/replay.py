@@ -1,0 +1,172 @@
+"""Replaying a finished game: step, seek, and see it as any seat or as a spectator.
+
+Keys: right/left step one step, page down/up ten, home/end the first and last state, ``g``
+seeks to a typed position, ``v`` changes whose view it is (the public view, then each seat).
+The view is the server's ``replay_state``; clocks are drawn at the position's time (``at``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Input, Label
+
+from clients.terminal.boards import board_for
+from clients.terminal.boards.base import Board, Context
+from clients.terminal.room import BoardView
+from clients.terminal.status import LuminScreen, StatusLine
+from protocol.messages import CloseReplay, OpenReplay, ReplayState
+
+__all__ = ["PositionScreen", "ReplayScreen"]
+
+
+class PositionScreen(ModalScreen[int | None]):
+    """Asks for a position to seek to."""
+
+    DEFAULT_CSS = """
+    PositionScreen { align: center middle; }
+    PositionScreen > Vertical { width: 40; height: auto; border: round $accent;
+                                background: $surface; }
+    """
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, length: int) -> None:
+        super().__init__()
+        self.length = length
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(f"Seek to which step (0 to {self.length})?")
+            yield Input(id="position", type="integer")
+
+    def on_mount(self) -> None:
+        self.query_one(Input).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.dismiss(int(event.value) if event.value.strip() else None)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class ReplayScreen(LuminScreen):
+    """The replay of ``room``, a game of ``game`` with ``seats`` seats (the viewers ``v``
+    cycles through)."""
+
+    DEFAULT_CSS = "#head { height: 1; background: $primary-background; } BoardView { width: 1fr; }"
+    BINDINGS = [
+        Binding("right", "step(1)", "Step"),
+        Binding("left", "step(-1)", "Back"),
+        Binding("pagedown", "step(10)", "+10"),
+        Binding("pageup", "step(-10)", "-10"),
+        Binding("home", "seek(0)", "Start"),
+        Binding("end", "seek(-1)", "End"),
+        Binding("g", "goto", "Seek"),
+        Binding("v", "viewer", "Viewer"),
+        Binding("escape", "back", "Lobby"),
+    ]
+
+    def __init__(self, room: str, seats: int, game: str = "") -> None:
+        super().__init__()
+        self.room = room
+        self.seats = seats
+        self.game = game
+        self.state: ReplayState | None = None
+        self.board: Board = Board()
+
+    def compose(self) -> ComposeResult:
+        yield Label(f"Replay of {self.room}", id="head")
+        yield BoardView("", id="board")
+        yield StatusLine()
+        yield Footer()
+
+    def on_mount(self) -> None:
+        client = self.lumin.client
+        assert client is not None
+        summary = client.room_info.get(self.room)
+        if summary is not None:
+            self.seats, self.game = len(summary.seats), summary.game
+        code = client.codes.get(self.room)
+        self.lumin.request(client.request(OpenReplay(room=self.room, code=code)), self.show, self)
+
+    def board_key(self, key: str) -> bool:
+        return False
+
+    def show(self, state: Any) -> None:
+        assert isinstance(state, ReplayState)
+        self.state = state
+        if not self.board.game:
+            game = self.game or (state.view.get("game") if isinstance(state.view, dict) else "")
+            self.board = board_for(str(game or ""))
+        self.redraw()
+
+    def redraw(self) -> None:
+        state = self.state
+        if state is None:
+            return
+        client = self.lumin.client
+        summary = None if client is None else client.room_info.get(self.room)
+        from clients.terminal.room import seat_names
+
+        names = seat_names(summary, self.seats)
+        viewer = (
+            "spectator view"
+            if state.viewer is None
+            else f"as {names[state.viewer] if state.viewer < len(names) else state.viewer}"
+        )
+        self.query_one("#head", Label).update(
+            f"Replay {self.room} | step {state.position} of {state.length} | {viewer}"
+        )
+        ctx = Context(
+            view=state.view,
+            seat=state.viewer,
+            now=state.at or 0.0,
+            names=names,
+            live=False,
+        )
+        self.query_one(BoardView).update(self.board.render(ctx))
+
+    def action_step(self, steps: int) -> None:
+        if self.state is None:
+            return
+        client = self.lumin.client
+        assert client is not None
+        self.lumin.request(client.replay_step(self.state.replay, steps), self.show, self)
+
+    def action_seek(self, position: int) -> None:
+        if self.state is None:
+            return
+        client = self.lumin.client
+        assert client is not None
+        target = self.state.length if position < 0 else position
+        self.lumin.request(client.replay_seek(self.state.replay, target), self.show, self)
+
+    def action_goto(self) -> None:
+        if self.state is None:
+            return
+
+        def chosen(position: int | None) -> None:
+            if position is not None:
+                self.action_seek(max(0, position))
+
+        self.app.push_screen(PositionScreen(self.state.length), chosen)
+
+    def action_viewer(self) -> None:
+        if self.state is None:
+            return
+        client = self.lumin.client
+        assert client is not None
+        viewers: list[int | None] = [None, *range(self.seats)]
+        now = viewers.index(self.state.viewer) if self.state.viewer in viewers else 0
+        nxt = viewers[(now + 1) % len(viewers)]
+        self.lumin.request(client.replay_viewer(self.state.replay, nxt), self.show, self)
+
+    def action_back(self) -> None:
+        client = self.lumin.client
+        if client is not None and self.state is not None:
+            self.lumin.request(client.request(CloseReplay(replay=self.state.replay)), None, None)
+        self.app.pop_screen()

@@ -1,0 +1,396 @@
+"""A room: seats, ready and start, chat, the game's board and the commands the seat may send.
+
+The board (``clients.terminal.boards``) draws the live view; the command list beside it is the
+seat's ``legal`` commands expanded and described in words (up/down highlights one and the board
+draws its preview, enter sends it). A real-time board (Flash 8) takes the keys itself; tab
+moves between the board, the commands and the chat line. Everything shown comes from the
+server: the view, ``legal``, the room summary and chat.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.events import Key
+from textual.widgets import Footer, Input, Label, OptionList, RichLog, Static
+
+from clients.terminal.boards import board_for
+from clients.terminal.boards.base import Board, Context, Prompt, Reply
+from clients.terminal.legal import Choice, expand
+from clients.terminal.picker import PickScreen
+from clients.terminal.status import LuminScreen, StatusLine
+from protocol.messages import (
+    ChatMessage,
+    CommandRejected,
+    Delta,
+    GameOver,
+    Kicked,
+    Message,
+    RematchCreated,
+    RoomClosed,
+    RoomSummary,
+    RoomUpdate,
+    Snapshot,
+)
+
+__all__ = ["BoardView", "RoomScreen", "seat_names"]
+
+
+def seat_names(summary: RoomSummary | None, count: int = 0) -> list[str]:
+    """Each seat's name as players see it (a bot by its kind)."""
+    if summary is None:
+        return [f"seat {n}" for n in range(count)]
+    names = []
+    for seat in summary.seats:
+        if seat.kind == "bot":
+            names.append(seat.name or f"{seat.bot} bot")
+        elif seat.kind == "open":
+            names.append(f"open seat {seat.seat}")
+        else:
+            names.append(seat.name or f"seat {seat.seat}")
+    return names
+
+
+class BoardView(Static, can_focus=True):
+    """The board; when it takes the keys, it hands them to its screen."""
+
+    DEFAULT_CSS = """
+    BoardView { width: 52; height: 1fr; padding: 0 1; }
+    BoardView:focus { border-left: wide $accent; }
+    """
+
+    def on_key(self, event: Key) -> None:
+        screen: Any = self.screen
+        if screen.board_key(event.key):
+            event.stop()
+            event.prevent_default()
+
+
+class RoomScreen(LuminScreen):
+    """One room, live (see the module docstring); ``note`` is shown first on the status
+    line."""
+
+    DEFAULT_CSS = """
+    #head { height: 1; background: $primary-background; }
+    #main { height: 1fr; }
+    #side { width: 1fr; }
+    #seats { height: auto; max-height: 6; }
+    #commands { height: 1fr; }
+    #chat { height: 3; }
+    #say, #filter { height: 1; border: none; padding: 0; }
+    """
+    BINDINGS = [
+        Binding("r", "ready", "Ready"),
+        Binding("s", "start", "Start"),
+        Binding("t", "chat", "Chat"),
+        Binding("slash", "filter", "Filter"),
+        Binding("m", "rematch", "Rematch"),
+        Binding("escape", "back", "Lobby"),
+    ]
+
+    def __init__(self, room: str, note: str | None = None) -> None:
+        super().__init__()
+        self.room = room
+        #: A first sentence for the status line (a private room's code).
+        self.note = note
+        self.board: Board = Board()
+        self.choices: list[Choice] = []
+        #: The commands the list shows: those whose words hold the filter's text.
+        self.shown: list[Choice] = []
+        self.filter_text = ""
+        self.legal_seen: Any = None
+        self.rematch_room: str | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Label("", id="head")
+        with Horizontal(id="main"):
+            yield BoardView("", id="board")
+            with Vertical(id="side"):
+                yield Static("", id="seats")
+                yield Input(placeholder="/ filters the commands", id="filter")
+                yield OptionList(id="commands")
+        yield RichLog(id="chat", wrap=True, markup=False)
+        yield Input(placeholder="t: chat; enter sends", id="say")
+        yield StatusLine()
+        yield Footer()
+
+    # -- what the server says -------------------------------------------------------------------
+
+    @property
+    def summary(self) -> RoomSummary | None:
+        client = self.lumin.client
+        return None if client is None else client.room_info.get(self.room)
+
+    def on_mount(self) -> None:
+        summary = self.summary
+        self.board = board_for(summary.game if summary else "")
+        if self.board.tick:
+            self.set_interval(self.board.tick, self.tick)
+        client = self.lumin.client
+        if client is not None:
+            for line in client.chat:
+                if line.room == self.room:
+                    self.add_chat(line)
+        self.query_one(OptionList).border_title = "your commands (enter)"
+        self.query_one(OptionList).border_subtitle = self.board.keys_help
+        self.redraw()
+        self.focus_play()
+        if self.note:
+            self.show_status(self.note)
+
+    def focus_play(self) -> None:
+        if self.board.takes_keys:
+            self.query_one(BoardView).focus()
+        else:
+            self.query_one(OptionList).focus()
+
+    def on_server(self, message: Message) -> None:
+        if getattr(message, "room", None) != self.room and not (
+            isinstance(message, RoomUpdate) and message.info.room == self.room
+        ):
+            return
+        if isinstance(message, ChatMessage):
+            self.add_chat(message)
+        elif isinstance(message, GameOver):
+            self.show_status(f"Game over ({message.outcome.reason}). m: rematch, escape: lobby")
+        elif isinstance(message, RematchCreated):
+            self.rematch_room = message.new_room
+            self.show_status(f"Rematch room {message.new_room}: press m to go there")
+        elif isinstance(message, Kicked):
+            self.show_status(f"You were removed from seat {message.seat}; you watch now")
+        elif isinstance(message, RoomClosed):
+            self.show_status(f"The room was closed ({message.reason}). escape: lobby")
+        if isinstance(message, RoomUpdate | Snapshot | Delta | GameOver | RoomClosed):
+            self.redraw()
+
+    def add_chat(self, line: ChatMessage) -> None:
+        channel = "" if line.channel == "players" else "(spectators) "
+        self.query_one(RichLog).write(f"{channel}{line.name}: {line.text}")
+
+    # -- drawing --------------------------------------------------------------------------------
+
+    def context(self) -> Context:
+        client = self.lumin.client
+        assert client is not None
+        copy = client.conn.views.get(self.room)
+        view = None if copy is None else copy.view
+        seat = None if copy is None else copy.seat
+        highlight = None
+        commands = self.query_one(OptionList)
+        if commands.highlighted is not None and commands.highlighted < len(self.shown):
+            highlight = self.shown[commands.highlighted]
+        now = 0.0 if copy is None else copy.room_time(self.lumin.server_time())
+        summary = self.summary
+        return Context(
+            view=view,
+            seat=seat,
+            choices=self.choices,
+            highlight=highlight,
+            now=now,
+            names=seat_names(summary),
+        )
+
+    def redraw(self) -> None:
+        client = self.lumin.client
+        if client is None:
+            return
+        summary = self.summary
+        if summary is not None and self.board.game != summary.game:
+            self.board = board_for(summary.game)
+            self.query_one(OptionList).border_subtitle = self.board.keys_help
+            if self.board.tick:
+                self.set_interval(self.board.tick, self.tick)
+            self.focus_play()
+        copy = client.conn.views.get(self.room)
+        seat = None if copy is None else copy.seat
+        game = self.lumin.games.get(summary.game) if summary else None
+        name = game.name if game else (summary.game if summary else "")
+        state = summary.state if summary else "?"
+        who = "watching" if seat is None else f"you: seat {seat}"
+        private = " private" if summary is not None and summary.private else ""
+        clock = ""
+        if summary is not None and summary.turn_clock is not None:
+            clock = f" | turn clock {summary.turn_clock:g} s"
+        self.query_one("#head", Label).update(
+            f"{name} | {self.room}{private} | {state} | {who}{clock}"
+        )
+        self.query_one("#seats", Static).update(self.seats_text(summary, seat))
+        legal = None if copy is None else copy.legal
+        if legal != self.legal_seen:
+            self.legal_seen = legal
+            fields = dict(game.commands) if game else {}
+            self.choices = expand(list(legal or ()), fields)
+            self.fill_commands()
+        self.redraw_board()
+
+    def fill_commands(self) -> None:
+        """Show the commands the filter lets through, keeping the highlight's place."""
+        commands = self.query_one(OptionList)
+        before = commands.highlighted
+        ctx = self.context()
+        words = [(choice, self.board.describe(choice, ctx)) for choice in self.choices]
+        wanted = self.filter_text.lower()
+        words = [(choice, text) for choice, text in words if wanted in text.lower()]
+        self.shown = [choice for choice, _ in words]
+        commands.clear_options()
+        commands.add_options([text for _, text in words])
+        if self.shown:
+            commands.highlighted = min(before or 0, len(self.shown) - 1)
+
+    def seats_text(self, summary: RoomSummary | None, mine: int | None) -> Text:
+        text = Text()
+        if summary is None:
+            return text
+        for seat in summary.seats:
+            me = "*" if seat.seat == mine else " "
+            if seat.kind == "open":
+                what = "open"
+            elif seat.kind == "bot":
+                what = f"{seat.name or 'bot'} ({seat.bot})"
+            else:
+                flags = []
+                if summary.state == "waiting":
+                    flags.append("ready" if seat.ready else "not ready")
+                if not seat.connected:
+                    flags.append("away")
+                what = f"{seat.name}" + (f" [{', '.join(flags)}]" if flags else "")
+            text.append(f"{me}{seat.seat}: {what}\n")
+        if summary.state == "waiting":
+            text.append("r ready, s start (host)\n", style="dim")
+        return text
+
+    def tick(self) -> None:
+        """Redraw a board that changes by itself (a clock, tiles turning)."""
+        client = self.lumin.client
+        if client is not None and self.board.moving(client.view(self.room)):
+            self.redraw_board()
+
+    def redraw_board(self) -> None:
+        if self.lumin.client is None:
+            return
+        ctx = self.context()
+        self.query_one(BoardView).update(self.board.render(ctx))
+
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        self.redraw_board()
+
+    # -- acting ---------------------------------------------------------------------------------
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        if event.option_list.id == "commands" and event.option_index < len(self.shown):
+            self.send(self.shown[event.option_index].command)
+
+    def send(self, command: Any) -> None:
+        client = self.lumin.client
+        assert client is not None
+
+        def answered(answer: Any) -> None:
+            if isinstance(answer, CommandRejected):
+                self.show_status(f"refused ({answer.code}): {answer.message}")
+            else:
+                self.show_status(f"sent {command.get('type')}")
+
+        self.lumin.request(client.act(self.room, command), answered, self)
+
+    def board_key(self, key: str) -> bool:
+        """Offer a key to the board; true when it meant something."""
+        reply = self.board.key(key, self.context())
+        return self.follow(reply)
+
+    def follow(self, reply: Reply) -> bool:
+        if reply is None:
+            return False
+        if isinstance(reply, str):
+            self.show_status(reply)
+        elif isinstance(reply, Prompt):
+            prompt = reply
+
+            def picked(value: Any) -> None:
+                if value is not None:
+                    self.follow(prompt.then(value))
+
+            self.app.push_screen(PickScreen(prompt.title, prompt.options), picked)
+        else:
+            self.send(dict(reply))
+        return True
+
+    def on_key(self, event: Key) -> None:
+        if isinstance(self.focused, Input) or self.board.takes_keys:
+            return
+        if self.board_key(event.key):
+            event.stop()
+
+    def action_ready(self) -> None:
+        """Toggle this seat's ready flag (as the room summary shows it)."""
+        client = self.lumin.client
+        assert client is not None
+        summary = self.summary
+        ready = any(s.ready for s in summary.seats if s.user == client.user) if summary else False
+        self.lumin.request(client.ready(self.room, not ready), None, self)
+
+    def action_start(self) -> None:
+        client = self.lumin.client
+        assert client is not None
+        self.lumin.request(client.start(self.room), None, self)
+
+    def action_chat(self) -> None:
+        self.query_one("#say", Input).focus()
+
+    def action_filter(self) -> None:
+        self.query_one("#filter", Input).focus()
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input.id == "filter":
+            self.filter_text = event.value.strip()
+            self.fill_commands()
+            self.redraw_board()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        client = self.lumin.client
+        assert client is not None
+        if event.input.id == "filter":
+            self.query_one(OptionList).focus()
+            return
+        text = event.value.strip()
+        event.input.value = ""
+        self.focus_play()
+        if text:
+            self.lumin.request(client.say(self.room, text), None, self)
+
+    def action_rematch(self) -> None:
+        client = self.lumin.client
+        assert client is not None
+        summary = self.summary
+        if summary is None or summary.state != "finished":
+            self.show_status("A rematch needs a finished game.")
+            return
+        mine = client.conn.views.get(self.room)
+        seat = None if mine is None else mine.seat
+
+        def go(room: str) -> Any:
+            async def enter() -> None:
+                if seat is not None:
+                    await client.join(room, seat)
+                else:
+                    await client.watch(room)
+                self.app.switch_screen(RoomScreen(room))
+
+            return enter()
+
+        self.lumin.request(client.rematch(self.room), go, self)
+
+    def action_back(self) -> None:
+        """Escape: out of the chat or filter line, then clears a filter, then to the lobby."""
+        if isinstance(self.focused, Input) or self.filter_text:
+            self.query_one("#filter", Input).value = ""
+            self.focus_play()
+            return
+        client = self.lumin.client
+        summary = self.summary
+        if client is not None and summary is not None and summary.state != "playing":
+            self.lumin.request(client.leave(self.room), None, None)
+        self.app.pop_screen()

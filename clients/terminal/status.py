@@ -1,0 +1,55 @@
+"""The status line every screen shows: the connection (in words), then the latest sentence
+for the player (a refusal, what a key did)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from textual.screen import Screen
+from textual.widgets import Static
+
+if TYPE_CHECKING:
+    from clients.terminal.app import LuminApp
+
+__all__ = ["LuminScreen", "StatusLine"]
+
+
+class StatusLine(Static):
+    """One line: ``online``/``RECONNECTING`` and the last message."""
+
+    DEFAULT_CSS = "StatusLine { height: 1; background: $boost; }"
+
+    def __init__(self) -> None:
+        super().__init__("", id="status")
+        self.message = ""
+
+    def on_mount(self) -> None:
+        self.set_interval(0.5, self.refresh_line)
+        self.refresh_line()
+
+    def refresh_line(self) -> None:
+        app: Any = self.app
+        client = getattr(app, "client", None)
+        if client is None:
+            state = "connecting"
+        elif client.failure is not None:
+            state = f"OFFLINE ({client.failure.code})"
+        else:
+            state = f"{client.name}: online" if client.online else "RECONNECTING..."
+        self.update(f"[{state}] {self.message}")
+
+    def show(self, text: str) -> None:
+        self.message = text
+        self.refresh_line()
+
+
+class LuminScreen(Screen[Any]):
+    """A screen with a :class:`StatusLine` (``show_status`` writes to it)."""
+
+    @property
+    def lumin(self) -> LuminApp:
+        return self.app  # type: ignore[return-value]
+
+    def show_status(self, text: str) -> None:
+        for line in self.query(StatusLine):
+            line.show(text)

@@ -1,0 +1,56 @@
+"""``lumin play``: a whole game of Flip Over Frog by key presses against a server bot, then a
+rematch."""
+
+from __future__ import annotations
+
+from clients.terminal.app import LuminApp
+from tests.terminal.drive import create_room, room_screen, save_shot, screen_text, state, until
+
+
+async def test_a_whole_frog_game_by_keys(url: str) -> None:
+    app = LuminApp(url, "Ada")
+    async with app.run_test(size=(80, 24)) as pilot:
+        room = await create_room(pilot, app, "flip_over_frog", {"seat:1": "bot: easy"})
+        await pilot.press("r")
+        await until(pilot, lambda: "Ada [ready]" in screen_text(app), "the seat ready")
+        await pilot.press("s")
+        await until(pilot, lambda: state(app, room) == "playing", "the game started")
+        client = app.client
+        assert client is not None
+        shot = False
+        while state(app, room) != "finished":
+            await until(
+                pilot,
+                lambda: client.legal(room) or state(app, room) == "finished",
+                "a turn of ours or the end",
+            )
+            if state(app, room) == "finished":
+                break
+            if not shot and client.view(room)["plays"] >= 4:
+                await pilot.press("down", "down")
+                save_shot(app, "frog")
+                shot = True
+            before = client.seq(room)
+            await pilot.press("enter")  # the highlighted command: a legal play
+            await until(
+                pilot,
+                lambda before=before: client.seq(room) != before or state(app, room) == "finished",
+                "our play applied",
+            )
+        await until(pilot, lambda: "GAME OVER" in screen_text(app), "the outcome")
+        text = screen_text(app)
+        assert "Winner:" in text
+        save_shot(app, "frog-over")
+        # m asks for a rematch and takes the same seat in the new room.
+        await pilot.press("m")
+        again = await until(
+            pilot,
+            lambda: (screen := room_screen(app)) is not None and screen.room != room and screen,
+            "the rematch room",
+        )
+        await until(
+            pilot,
+            lambda: "waiting" in screen_text(app) and "you: seat 0" in screen_text(app),
+            "our seat in the rematch",
+        )
+        assert client.room_info[again.room].seats[0].user == client.user

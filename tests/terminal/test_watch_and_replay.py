@@ -1,0 +1,96 @@
+"""``lumin play`` by key presses: watching a live game as a spectator (spectator chat, no
+commands), replaying it (step, seek, every seat's view), the lobby, and a private room joined
+by its code."""
+
+from __future__ import annotations
+
+from clients.terminal.app import LuminApp
+from clients.terminal.replay import ReplayScreen
+from tests.terminal.drive import create_room, room_screen, save_shot, screen_text, state, until
+
+
+async def test_watch_a_live_game_then_replay_it_by_keys(url: str) -> None:
+    app = LuminApp(url, "Ada")
+    async with app.run_test(size=(80, 24)) as pilot:
+        room = await create_room(
+            pilot,
+            app,
+            "flash8",
+            {
+                "option:time_limit": 8,
+                "option:countdown": 0,
+                "seat:0": "bot: fast",
+                "seat:1": "bot: bot",
+                "sit": "watch",
+            },
+        )
+        await until(pilot, lambda: "watching" in screen_text(app), "the spectator's header")
+        # A room with no human seat starts by itself.
+        await until(pilot, lambda: state(app, room) == "playing", "the game started")
+        await until(pilot, lambda: "Cards as printed" in screen_text(app), "the public board")
+        save_shot(app, "flash8-spectator")
+        client = app.client
+        assert client is not None and client.legal(room) == []
+        await pilot.press("f")
+        await until(pilot, lambda: "You are watching." in screen_text(app), "a refusal in words")
+        await pilot.press("t", *"hello all", "enter")
+        await until(pilot, lambda: "(spectators) Ada: hello all" in screen_text(app), "chat")
+        await until(pilot, lambda: state(app, room) == "finished", "the end of the race", 30)
+        await until(pilot, lambda: "GAME OVER" in screen_text(app), "the outcome")
+
+        await pilot.press("escape")
+        await until(
+            pilot,
+            lambda: room in screen_text(app) and "finished" in screen_text(app),
+            "the finished game in the lobby",
+        )
+        save_shot(app, "lobby")
+        await pilot.press("r")
+        replay = await until(
+            pilot, lambda: isinstance(app.screen, ReplayScreen) and app.screen, "the replay"
+        )
+        await until(pilot, lambda: replay.state is not None, "the replay's first state")
+        assert replay.state.position == 0 and replay.state.viewer is None
+        await pilot.press("right", "right")
+        await until(pilot, lambda: replay.state.position == 2, "two steps on")
+        await pilot.press("left")
+        await until(pilot, lambda: replay.state.position == 1, "a step back")
+        await pilot.press("end")
+        await until(pilot, lambda: replay.state.position == replay.state.length, "the end")
+        assert "GAME OVER" in screen_text(app)
+        await pilot.press("g", "3", "enter")
+        await until(pilot, lambda: replay.state.position == 3, "a seek to step 3")
+        await pilot.press("v")
+        await until(pilot, lambda: replay.state.viewer == 0, "seat 0's view")
+        assert "Your tablet" in screen_text(app)
+        await pilot.press("v")
+        await until(pilot, lambda: replay.state.viewer == 1, "seat 1's view")
+        assert f"step 3 of {replay.state.length}" in screen_text(app)
+        save_shot(app, "replay")
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen.query("DataTable"), "the lobby again")
+
+
+async def test_a_private_room_is_joined_by_its_code(url: str) -> None:
+    app = LuminApp(url, "Ada")
+    async with app.run_test(size=(80, 24)) as pilot:
+        room = await create_room(pilot, app, "flip_over_frog", {"private": "yes"})
+        client = app.client
+        assert client is not None
+        code = client.codes[room]
+        await until(pilot, lambda: f"its code is {code}" in screen_text(app), "the code")
+        assert "private" in screen_text(app)
+        await pilot.press("escape")  # leave the waiting room: the lobby does not list it
+        await until(pilot, lambda: app.screen.query("DataTable"), "the lobby")
+        await until(pilot, lambda: room not in client.conn.views, "the room left")
+        assert room not in screen_text(app)
+        await pilot.press("i")  # the token that brings this identity back
+        await until(pilot, lambda: f"--token {client.token}" in screen_text(app), "the token")
+        await pilot.press("p", *f"{room} {code}", "enter")
+        await until(pilot, lambda: f"Private room {room}" in screen_text(app), "what to do")
+        await pilot.press("enter")  # take a seat
+        await until(pilot, lambda: "Take which seat" in screen_text(app), "the seat list")
+        await pilot.press("enter")  # seat 0
+        screen = await until(pilot, lambda: room_screen(app), "the room")
+        assert screen.room == room
+        await until(pilot, lambda: "you: seat 0" in screen_text(app), "the seat taken")
