@@ -145,5 +145,7 @@ def play_command(url: str, name: str, token: str | None) -> None:
     from clients.terminal import run
 
     sys.exit(run(url, name, token))
+
+
 if __name__ == "__main__":
     main()
