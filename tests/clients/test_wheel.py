@@ -95,7 +95,8 @@ def test_the_install_has_no_server_and_no_engine(install: Install) -> None:
         install.python,
         "-I",
         "-c",
-        "import clients.sdk, protocol, textual; from clients.sdk import LuminClient, Turn;"
+        "import clients.sdk, clients.terminal.app, protocol, textual;"
+        " from clients.sdk import LuminClient, Turn;"
         " print(clients.sdk.__file__)",
         cwd=install.home,
     )
@@ -109,7 +110,7 @@ def test_the_lumin_command_runs_and_the_server_commands_say_what_they_need(
     listed = _run(install.lumin, "--help", cwd=install.home)
     assert listed.returncode == 0, listed.stderr
     assert "bot" in listed.stdout and "serve" in listed.stdout
-    for command in ("bot", "admin", "arena"):  # the arena's engine is gone: it says so
+    for command in ("bot", "play", "admin", "arena"):  # the arena's engine is gone: it says so
         ran = _run(install.lumin, command, "--help", cwd=install.home)
         assert ran.returncode == (2 if command == "arena" else 0), (command, ran.stderr)
     for command in ("serve", "verify", "backup"):
