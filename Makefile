@@ -26,11 +26,11 @@ lint: setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-# The client library and the example bot of docs/bots.md are checked strictly: what a bot
-# author imports is fully typed (py.typed).
+# The client library, the terminal client and the example bot of docs/bots.md are checked
+# strictly: what a bot author imports is fully typed (py.typed).
 typecheck: setup
 	$(BIN)/mypy -p engine $(if $(wildcard protocol/__init__.py),-p protocol)
-	$(BIN)/mypy --strict clients/sdk docs/examples
+	$(BIN)/mypy --strict clients/sdk clients/terminal docs/examples
 
 # PostgreSQL (127.0.0.1:5432, trust auth) and Redis (127.0.0.1:6379) for the tests: running ones
 # are used, missing ones installed with apt-get and started (or LUMIN_TEST_POSTGRES and
