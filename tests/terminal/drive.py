@@ -34,7 +34,7 @@ SHOTS = Path(os.environ.get("LUMIN_TERM_SHOTS", "/tmp/lumin-term-shots"))
 
 async def until(pilot: Pilot[Any], check: Callable[[], Any], what: str, limit: float = 60) -> Any:
     """Let the app run until ``check()`` is true (returns it); fails naming ``what`` after
-    ``limit`` seconds (a bound for a broken run, not a measure)."""
+    ``limit`` seconds (a bound for a broken run, not a measure), with what the screen shows."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + limit
     while True:
@@ -42,7 +42,8 @@ async def until(pilot: Pilot[Any], check: Callable[[], Any], what: str, limit: f
         if result:
             return result
         if loop.time() > deadline:
-            raise AssertionError(f"the terminal never showed {what}")
+            shown = screen_text(pilot.app) if isinstance(pilot.app, LuminApp) else ""
+            raise AssertionError(f"the terminal never showed {what}; it shows:\n{shown}")
         await pilot.pause(0.02)
 
 
