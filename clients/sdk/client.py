@@ -68,6 +68,7 @@ from protocol.messages import (
     Act,
     ChatMessage,
     ChatSend,
+    CloseReplay,
     CommandAccepted,
     CommandRejected,
     CreateRoom,
@@ -773,10 +774,18 @@ class LuminClient:
     async def say(self, room: str, text: str) -> None:
         await self.request(ChatSend(room=room, text=text))
 
-    async def open_replay(self, room: str, viewer: int | None = None) -> ReplayState:
-        answer = await self.request(OpenReplay(room=room, viewer=viewer))
+    async def open_replay(
+        self, room: str, viewer: int | None = None, code: str | None = None
+    ) -> ReplayState:
+        """Open a replay of the finished ``room`` seen by ``viewer`` (a seat, or ``None`` for
+        the public view); a private game's needs its ``code`` unless this identity played it."""
+        answer = await self.request(OpenReplay(room=room, viewer=viewer, code=code))
         assert isinstance(answer, ReplayState)
         return answer
+
+    async def close_replay(self, replay: str) -> None:
+        """Close the replay ``replay`` (the server forgets its position)."""
+        await self.request(CloseReplay(replay=replay))
 
     async def replay_step(self, replay: str, steps: int = 1) -> ReplayState:
         answer = await self.request(ReplayStep(replay=replay, steps=steps))

@@ -19,7 +19,7 @@ from clients.terminal.boards import board_for
 from clients.terminal.boards.base import Board, Context
 from clients.terminal.room import BoardView
 from clients.terminal.status import LuminScreen, StatusLine
-from protocol.messages import CloseReplay, OpenReplay, ReplayState
+from protocol.messages import ReplayState
 
 __all__ = ["PositionScreen", "ReplayScreen"]
 
@@ -91,7 +91,7 @@ class ReplayScreen(LuminScreen):
         if summary is not None:
             self.seats, self.game = len(summary.seats), summary.game
         code = client.codes.get(self.room)
-        self.lumin.request(client.request(OpenReplay(room=self.room, code=code)), self.show, self)
+        self.lumin.request(client.open_replay(self.room, code=code), self.show, self)
 
     def board_key(self, key: str) -> bool:
         return False
@@ -168,5 +168,5 @@ class ReplayScreen(LuminScreen):
     def action_back(self) -> None:
         client = self.lumin.client
         if client is not None and self.state is not None:
-            self.lumin.request(client.request(CloseReplay(replay=self.state.replay)), None, None)
+            self.lumin.request(client.close_replay(self.state.replay), None, None)
         self.app.pop_screen()
