@@ -32,11 +32,13 @@ from protocol.codec import encode
 from protocol.errors import ErrorCode
 from protocol.fairness import commit
 from protocol.messages import CreateRoom, LobbyUpdate, RematchCreated, RoomList, RoomSummary
+from server.accounts import Accounts, Identity
 from server.bans import Bans
 from server.bots import BotSeats
 from server.cluster import Cluster
 from server.config import Settings
 from server.errors import Moved, Refused
+from server.jwtidentity import IdentityTokens
 from server.limits import RateLimits
 from server.metrics import Metrics
 from server.ownership import Ownership
@@ -62,6 +64,21 @@ class Hub:
         self.rooms: dict[str, Room] = {}
         self.lobby: set[Peer] = set()
         self.bots = BotSeats(settings, metrics)
+        #: Claimed names, sign-ins and sessions.
+        self.accounts = Accounts(store)
+        #: The operator's outside identity provider (``hello``'s ``jwt``), if configured.
+        self.identity_tokens: IdentityTokens | None = None
+        if settings.jwt_key is not None or settings.jwt_jwks is not None:
+            self.identity_tokens = IdentityTokens(
+                settings.jwt_key,
+                settings.jwt_jwks,
+                settings.jwt_issuer,
+                settings.jwt_audience,
+                settings.jwt_algorithms,
+            )
+        #: This node's connections signed in to an account, by session token hash (revoking a
+        #: session closes them).
+        self.signed_in: dict[str, set[Any]] = {}
         #: In a cluster (the PostgreSQL store), this node's room leases; set by the server.
         self.ownership: Ownership | None = None
         #: With Redis, this node's registry, hints and the cluster's lobby; set by the server.
@@ -108,16 +125,32 @@ class Hub:
     # -- identities -----------------------------------------------------------------------------
 
     async def identify(self, name: str, token: str | None) -> tuple[str, str, bool]:
-        """The person behind a hello: ``(user id, token, known)``.
+        """The person behind a hello: ``(user id, token, known)`` (see :meth:`who`)."""
+        who = await self.who(name, token)
+        return who.user, who.token, who.known
+
+    async def who(self, name: str, token: str | None) -> Identity:
+        """The person behind a hello.
 
         A known token reclaims its identity (and so its seats), even after a restart or from
-        another machine; an unknown or missing one gets a fresh identity and token. The store
-        keeps only each token's SHA-256, never the token."""
+        another machine: a guest's own token, or an account's session token (the account's
+        name comes with it); an account's token whose session was revoked is unknown. An
+        unknown or missing one gets a fresh identity and token. The store keeps only each
+        token's SHA-256, never the token."""
         if token:
             digest = hashlib.sha256(token.encode()).hexdigest()
-            if await self._known(digest):
+            account = await self.accounts.session_identity(digest)
+            if account is not None:
+                row = await self.store.get_account_of(account)
+                named = row.name if row is not None else await self.store.get_identity(account)
+                return Identity(account, token, True, named, digest)
+            if digest in self._saving or await self.store.get_identity_claimed(digest) is False:
                 self.store.touch_identity(digest, time.time())  # guest retention counts from it
-                return "u" + digest[:16], token, True
+                return Identity(digest, token, True)
+        _, token, _ = await self._new_identity(name)
+        return Identity(hashlib.sha256(token.encode()).hexdigest(), token, False)
+
+    async def _new_identity(self, name: str) -> tuple[str, str, bool]:
         token = secrets.token_urlsafe(24)
         digest = hashlib.sha256(token.encode()).hexdigest()
         # Known from now on, though the store commits it a moment later.
@@ -136,9 +169,15 @@ class Hub:
         self.bans.replace(await self.store.get_bans())
 
     async def known_user(self, token: str) -> str | None:
-        """The user id of a known token, without creating an identity; ``None`` if unknown."""
+        """The user id of a known token (a guest's, or an account's session), without creating
+        an identity; ``None`` if unknown."""
         digest = hashlib.sha256(token.encode()).hexdigest()
-        return "u" + digest[:16] if await self._known(digest) else None
+        session = await self.store.get_session(digest)
+        if session is not None:
+            return "u" + session.identity[:16]
+        if digest in self._saving or await self.store.get_identity_claimed(digest) is False:
+            return "u" + digest[:16]
+        return None
 
     # -- rooms ----------------------------------------------------------------------------------
 
