@@ -15,6 +15,7 @@ import click
 from engine.registry import game_ids, get_game
 from engine.selfplay import DEFAULT_BOT_DELAY, GameResult, arena_summary, play_game
 from lumin.admin import admin
+from lumin.ratings import ratings
 from lumin.serve import serve
 
 __all__ = ["main"]
@@ -291,6 +292,7 @@ def arena(
 
 
 main.add_command(serve)
+main.add_command(ratings)
 
 
 @main.group()

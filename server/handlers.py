@@ -58,6 +58,7 @@ from protocol.messages import (
     Resume,
     RevokeSession,
     RoomCreated,
+    RoomList,
     SessionInfo,
     Sessions,
     SignIn,
@@ -77,6 +78,7 @@ from server.errors import Moved as RoomElsewhere
 from server.errors import Refused
 from server.hub import Hub
 from server.jwtidentity import BadIdentityToken
+from server.ratings import without_ratings
 from server.replay import Replay
 from server.room import Peer, Room
 
@@ -219,6 +221,7 @@ async def on_hello(session: Session, hello: Hello) -> None:
         session.banish("", bye=False)
         return
     session.user, session.name, session.person, session.token = user, name, user, token
+    await session.hub.ratings.load(user)  # the seats this person takes show their ratings
     structlog.contextvars.bind_contextvars(user=user)
     if hello.token and not known:
         # No ref: the answer to hello is the welcome below, with the new identity.
@@ -374,9 +377,16 @@ async def on_ping(session: Session, ping: Ping) -> None:
     session.send(Pong(ref=ping.id, client_time=ping.client_time, server_time=time.time()))
 
 
+def _for_version(session: Session, page: RoomList) -> RoomList:
+    """A lobby page as ``session``'s protocol version has it (ratings from version 5)."""
+    if (session.conn.version or 0) >= ACCOUNTS_VERSION:
+        return page
+    return attrs.evolve(page, rooms=tuple(map(without_ratings, page.rooms)))
+
+
 async def on_watch_lobby(session: Session, request: WatchLobby) -> None:
     session.hub.lobby.add(session)
-    session.send(attrs.evolve(await session.hub.summaries(), ref=request.id))
+    session.send(_for_version(session, attrs.evolve(await session.hub.summaries(), ref=request.id)))
 
 
 async def on_unwatch_lobby(session: Session, request: UnwatchLobby) -> None:
@@ -390,7 +400,7 @@ async def on_list_games(session: Session, request: ListGames) -> None:
 
 async def on_list_rooms(session: Session, request: ListRooms) -> None:
     page = await session.hub.summaries(request.game, request.offset, request.limit)
-    session.send(attrs.evolve(page, ref=request.id))
+    session.send(_for_version(session, attrs.evolve(page, ref=request.id)))
 
 
 async def on_create_room(session: Session, request: CreateRoom) -> None:

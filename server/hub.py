@@ -31,7 +31,15 @@ from engine.registry import game_ids, get_game
 from protocol.codec import encode
 from protocol.errors import ErrorCode
 from protocol.fairness import commit
-from protocol.messages import CreateRoom, LobbyUpdate, RematchCreated, RoomList, RoomSummary
+from protocol.messages import (
+    CreateRoom,
+    LobbyUpdate,
+    RatingsChanged,
+    RematchCreated,
+    RoomList,
+    RoomSummary,
+)
+from protocol.versions import ACCOUNTS_VERSION
 from server.accounts import Accounts, Identity
 from server.bans import Bans
 from server.bots import BotSeats
@@ -42,8 +50,9 @@ from server.jwtidentity import IdentityTokens
 from server.limits import RateLimits
 from server.metrics import Metrics
 from server.ownership import Ownership
+from server.ratings import Player, Ratings, is_rated, pool_of, without_ratings
 from server.relay import HAND_OVER_WAIT, Relays, RemoteRoom
-from server.room import Peer, Room
+from server.room import Peer, Room, speaks
 from server.seats import Seat, room_code
 from server.store import RoomRow, Store
 
@@ -64,6 +73,8 @@ class Hub:
         self.rooms: dict[str, Room] = {}
         self.lobby: set[Peer] = set()
         self.bots = BotSeats(settings, metrics)
+        #: Every player's ratings (those seen lately held in memory).
+        self.ratings = Ratings(store)
         #: Claimed names, sign-ins and sessions.
         self.accounts = Accounts(store)
         #: The operator's outside identity provider (``hello``'s ``jwt``), if configured.
@@ -261,6 +272,8 @@ class Hub:
                 "human", peer.name, peer.user, None, seats[request.sit].choices
             )
         meta: dict[str, Any] = {}
+        if request.rated is not None:
+            meta["rated"] = request.rated
         if request.turn_clock is not None:
             meta["turn_clock"] = _turn_clock(request.turn_clock)
         if self.cluster is not None and (elsewhere := await self.cluster.less_loaded()):
@@ -638,8 +651,9 @@ class Hub:
         if not self.lobby or (not rooms and not removed):
             return
         frame = encode(LobbyUpdate(rooms=rooms, removed=removed))
+        older = encode(LobbyUpdate(rooms=tuple(map(without_ratings, rooms)), removed=removed))
         for peer in self.lobby:
-            peer.send_frame(frame)
+            peer.send_frame(frame if speaks(peer, ACCOUNTS_VERSION) else older)
 
     def remote_lobby(self, rooms: tuple[RoomSummary, ...], removed: tuple[str, ...]) -> None:
         """Other nodes changed the cluster's lobby: tell this node's watchers (rooms this node
@@ -669,7 +683,44 @@ class Hub:
         rank = outcome.details.get("rank")
         if room.game.id == "flash8" and isinstance(score, int) and isinstance(rank, str):
             player = room.seats[0].name or "Player"
-            self.store.add_high_score(player, score, rank, room.id, time.time())
+            self.store.add_high_score(
+                player, score, rank, room.id, time.time(), player_id=room.seats[0].user
+            )
+        self._rate(room, outcome)
+
+    def _rate(self, room: Room, outcome: Outcome) -> None:
+        """Keep the game's results and, when it is rated (:func:`server.ratings.is_rated`),
+        move its players' ratings and tell the room's members (``ratings_changed``, version
+        5). What decided it is kept in the room's ``meta`` (``rating``), which its log
+        carries, so ``lumin ratings recompute`` decides the same."""
+        players = [
+            Player(n, seat.user, seat.name or f"Seat {n}")
+            for n, seat in enumerate(room.seats)
+            if seat.kind == "human" and seat.user is not None
+        ]
+        if not players:
+            return
+        pool = pool_of(room.game.id, room.options, len(room.seats))
+        rated = is_rated(
+            len(players), int(room.meta.get("bots_at_start", 0)), room.meta.get("rated"), pool
+        )
+        room.meta["rating"] = {"pool": pool, "rated": rated, "forfeits": room.forfeits}
+        self.store.update_room(room.id, epoch=room.lease_epoch, meta=room.meta)
+        finished = room.finished or time.time()
+
+        async def record() -> None:
+            changes = await self.ratings.record(
+                room.id, room.game.id, pool, rated, players, list(outcome.ranks),
+                room.forfeits, finished,
+            )  # fmt: skip
+            if changes:
+                frame = encode(RatingsChanged(room=room.id, changes=tuple(changes)))
+                for peer in room.peers:
+                    if speaks(peer, ACCOUNTS_VERSION):
+                        peer.send_frame(frame)
+                room.changed_ratings()
+
+        self.spawn(record())
 
     # -- housekeeping ---------------------------------------------------------------------------
 
