@@ -26,6 +26,7 @@ from protocol.messages import (
     Account,
     Act,
     Bye,
+    CancelPlayNow,
     ChatSend,
     ClaimName,
     CloseReplay,
@@ -48,6 +49,7 @@ from protocol.messages import (
     Ok,
     OpenReplay,
     Ping,
+    PlayNow,
     Pong,
     Ready,
     Rematch,
@@ -373,6 +375,18 @@ async def on_revoke_session(session: Session, request: RevokeSession) -> None:
             other.signed_out()
 
 
+async def on_play_now(session: Session, request: PlayNow) -> None:
+    _v5(session, request)
+    session.hub.quickplay.join(session, request)
+    session.send(Ok(ref=request.id))
+
+
+async def on_cancel_play_now(session: Session, request: CancelPlayNow) -> None:
+    _v5(session, request)
+    session.hub.quickplay.cancel(session)
+    session.send(Ok(ref=request.id))
+
+
 async def on_ping(session: Session, ping: Ping) -> None:
     session.send(Pong(ref=ping.id, client_time=ping.client_time, server_time=time.time()))
 
@@ -641,6 +655,8 @@ HANDLERS: Mapping[type[Message], Handler] = {
     SignIn: on_sign_in,
     ListSessions: on_list_sessions,
     RevokeSession: on_revoke_session,
+    PlayNow: on_play_now,
+    CancelPlayNow: on_cancel_play_now,
     OpenReplay: on_open_replay,
     ReplayStep: on_replay_step,
     ReplaySeek: on_replay_seek,

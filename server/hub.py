@@ -50,6 +50,7 @@ from server.jwtidentity import IdentityTokens
 from server.limits import RateLimits
 from server.metrics import Metrics
 from server.ownership import Ownership
+from server.quickplay import QuickPlay
 from server.ratings import Player, Ratings, is_rated, pool_of, without_ratings
 from server.relay import HAND_OVER_WAIT, Relays, RemoteRoom
 from server.room import Peer, Room, speaks
@@ -75,6 +76,8 @@ class Hub:
         self.bots = BotSeats(settings, metrics)
         #: Every player's ratings (those seen lately held in memory).
         self.ratings = Ratings(store)
+        #: Quick play's queue (``play_now``).
+        self.quickplay = QuickPlay(self)
         #: Claimed names, sign-ins and sessions.
         self.accounts = Accounts(store)
         #: The operator's outside identity provider (``hello``'s ``jwt``), if configured.
