@@ -159,3 +159,48 @@ async def test_an_older_protocol_version_cannot_say_an_identity_token(server) ->
         answer = decode(await socket.recv(), sender="server", limits=SERVER_FRAME_LIMITS)
     assert isinstance(answer, Error) and answer.code == "bad_credentials"
     assert "version 5" in answer.message
+
+
+async def test_a_providers_jwks_url_verifies_its_tokens(tmp_path: Path) -> None:
+    """The provider's keys from its JWKS URL (served here on loopback): a token signed with
+    the published key is accepted, one signed with another key refused."""
+    import http.server
+    import threading
+
+    jwk = json.loads(jwt.algorithms.RSAAlgorithm.to_jwk(PROVIDER.public_key()))
+    body = json.dumps({"keys": [jwk | {"kid": "k1", "use": "sig", "alg": "RS256"}]}).encode()
+
+    class Keys(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    keys = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Keys)
+    threading.Thread(target=keys.serve_forever, daemon=True).start()
+    settings = Settings(
+        port=0, data=tmp_path / "jwks", jwt_jwks=f"http://127.0.0.1:{keys.server_port}/jwks",
+        jwt_issuer=ISSUER, jwt_audience=AUDIENCE, **TEST_LIMITS,
+    )  # fmt: skip
+    lumin = LuminServer(settings)
+    await lumin.start()
+    try:
+        signed = jwt.encode(
+            {"sub": "p1", "iss": ISSUER, "aud": AUDIENCE, "exp": time.time() + 60},
+            PROVIDER, algorithm="RS256", headers={"kid": "k1"},
+        )  # fmt: skip
+        assert isinstance(await hello(lumin, jwt=signed), Welcome)
+        stranger = jwt.encode(
+            {"sub": "p1", "iss": ISSUER, "aud": AUDIENCE, "exp": time.time() + 60},
+            STRANGER, algorithm="RS256", headers={"kid": "k1"},
+        )  # fmt: skip
+        refused = await hello(lumin, jwt=stranger)
+        assert isinstance(refused, Error) and refused.code == "bad_credentials"
+    finally:
+        await lumin.stop()
+        keys.shutdown()
+        keys.server_close()
