@@ -7,8 +7,9 @@ bots paced as a server paces them (``bot_delay`` 0.8 s), and rates each level as
 through the server's own rating code (:func:`server.ratings.rate`, openskill's
 Plackett-Luce), in the order the games were dealt.
 It prints, per game, each level's games, ``mu``, ``sigma`` and shown rating (``mu - 3
-sigma``), the win rate of the stronger level in each pairing, and whether the shown ratings
-order the ladder (``ladder ordered: yes``). With ``--smoke`` it plays a few games of one game.
+sigma``), the wins of the stronger level in each pairing (and the games they shared), and
+whether the shown ratings order the ladder (``ladder ordered: yes``). With ``--smoke`` it
+plays a few games of one game.
 """
 
 from __future__ import annotations
@@ -52,9 +53,10 @@ def ladder(game: str, games: int, seed: int, jobs: int) -> list[str]:
         for row in rate(game, pool_name, players, ranks, held, float(n)):
             held[row.player] = row
         weak, strong = sorted(kinds, key=LADDERS[game].index)
-        tally = wins.setdefault((strong, weak), [0, 0])
+        tally = wins.setdefault((strong, weak), [0, 0, 0])
         tally[1] += 1
         tally[0] += ranks[kinds.index(strong)] < ranks[kinds.index(weak)]
+        tally[2] += ranks[kinds.index(strong)] == ranks[kinds.index(weak)]
     lines = [f"{game} ({pool_name}): {games} games in {elapsed:.1f} s on {jobs} processes"]
     for kind in LADDERS[game]:
         row = held.get(kind)
@@ -64,9 +66,12 @@ def ladder(game: str, games: int, seed: int, jobs: int) -> list[str]:
                 f"  rating {row.shown:6.2f}"
             )
     for weak, strong in combinations(LADDERS[game], 2):
-        won, played = wins.get((strong, weak), [0, 0])
+        won, played, tied = wins.get((strong, weak), [0, 0, 0])
         if played:
-            lines.append(f"  {strong} beats {weak}: {won}/{played} ({100 * won / played:.0f}%)")
+            lines.append(
+                f"  {strong} beats {weak}: {won}/{played} ({100 * won / played:.0f}%),"
+                f" shared {tied}"
+            )
     shown = [held[k].shown for k in LADDERS[game] if k in held]
     ordered = len(shown) == len(LADDERS[game]) and shown == sorted(shown)
     lines.append(f"  ladder ordered: {'yes' if ordered else 'no'}")
