@@ -71,7 +71,7 @@ from protocol.messages import (
     Welcome,
 )
 from protocol.versions import ACCOUNTS_VERSION, MOVED_VERSION
-from server.accounts import MAX_NAME, Identity, digest, session_id, user_id
+from server.accounts import MAX_NAME, Identity, digest, name_key, session_id, user_id
 from server.bans import banned_sentence
 from server.batch import QueuedAct
 from server.catalog import catalog
@@ -202,15 +202,16 @@ async def on_hello(session: Session, hello: Hello) -> None:
     ban = session.hub.bans.of_address(session.address)  # before any identity is made for it
     user, token, known = "", "", False
     name = hello.name
-    if ban is None and hello.jwt is not None:
-        who = await _outside_identity(session, hello)
-        if who is None:
-            return
-    elif ban is None:
-        who = await session.hub.who(hello.name, hello.token)
     if ban is None:
+        if hello.jwt is not None:
+            outside = await _outside_identity(session, hello)
+            if outside is None:
+                return
+            who = outside
+        else:
+            who = await session.hub.who(hello.name, hello.token)
         user, token, known = who.user, who.token, who.known
-        name = who.name or hello.name
+        name = who.name or await _guest_name(session, hello.name, who.identity)
         session.identity, session.session_hash = who.identity, who.session
         if who.session is not None:
             session.hub.signed_in.setdefault(who.session, set()).add(session)
@@ -252,6 +253,15 @@ async def on_hello(session: Session, hello: Hello) -> None:
             limits=limits_info(session.settings),
         )
     )
+
+
+async def _guest_name(session: Session, name: str, identity: str) -> str:
+    """The name a guest plays under: the one said, unless an account claimed it (then marked
+    as a guest's, so a claimed name is only ever its owner's)."""
+    account = await session.hub.store.get_account(name_key(name))
+    if account is None or account.identity == identity:
+        return name
+    return f"{name} (guest)"
 
 
 async def _outside_identity(session: Session, hello: Hello) -> Identity | None:

@@ -113,3 +113,12 @@ async def test_sign_in_attempts_are_rate_limited_per_name(connect) -> None:
     with pytest.raises(ServerError) as limited:
         await eve.request(SignIn(name="Ada", password="correct horse"))
     assert limited.value.code == "rate_limited"
+
+
+async def test_a_guest_saying_a_claimed_name_plays_as_a_guest_of_that_name(connect) -> None:
+    ada = await connect("Ada")
+    await ada.request(ClaimName(name="Ada", password="correct horse"))
+    impostor = await connect("ADA")
+    assert impostor.welcome.name == "ADA (guest)"
+    owner = await connect("whatever", token=ada.token)
+    assert owner.welcome.name == "Ada", "the account's own session keeps its name"
