@@ -158,7 +158,10 @@ def bot_for(game: str, rating: float | None) -> str:
 class Ratings:
     """The server's ratings: the store's, with the ratings of players seen lately held in
     memory, so a room's seats show them without a read. Updates are serialized (one game's
-    at a time, in the order games finished), so they compose exactly as a recompute does."""
+    at a time, in the order games finished), so they compose exactly as a recompute does;
+    each reads the players' ratings from the store first. In a cluster, nodes update apart:
+    two games of one player ending on two nodes at the same moment may each start from the
+    same rating (one change then lost until a recompute)."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
@@ -197,9 +200,9 @@ class Ratings:
             after: dict[str, RatingRow] = {}
             if rated and pool is not None:
                 for p in players:
+                    # Read again: in a cluster another node may have moved it since.
+                    await self.load(p.user)
                     key = (p.user, game, pool)
-                    if key not in self.held:
-                        await self.load(p.user)
                     if key in self.held:
                         before[p.user] = self.held[key]
                 rows = rate(game, pool, players, counted, before, finished)
