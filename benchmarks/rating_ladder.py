@@ -1,7 +1,7 @@
 """How ratings move between bot levels: simulated games rated as Lumin rates people.
 
-``python -m benchmarks.rating_ladder [--games N] [--jobs J] [--smoke] [GAME ...]`` plays N
-seeded in-process games of each game between two bot levels of its ladder
+``python -m benchmarks.rating_ladder [--games N] [--jobs J] [--seats K] [--smoke] [GAME ...]``
+plays N seeded in-process games of each game between K (default 2) bot levels of its ladder
 (``server.ratings.LADDERS``, weakest first), drawn at random and seated in random order, the
 bots paced as a server paces them (``bot_delay`` 0.8 s), and rates each level as one player
 through the server's own rating code (:func:`server.ratings.rate`, openskill's
@@ -25,27 +25,27 @@ from server.playerrows import RatingRow
 from server.ratings import LADDERS, Player, pool_of, rate
 
 
-def _deal(game: str, games: int, seed: int) -> list[tuple[str, ...]]:
-    """The seated levels of each game: two distinct levels, in a random seat order."""
-    rng = random.Random(f"{seed}:{game}")
+def _deal(game: str, games: int, seed: int, seats: int) -> list[tuple[str, ...]]:
+    """The seated levels of each game: ``seats`` distinct levels, in a random seat order."""
+    rng = random.Random(f"{seed}:{game}:{seats}")
     ladder = LADDERS[game]
-    return [tuple(rng.sample(ladder, 2)) for _ in range(games)]
+    return [tuple(rng.sample(ladder, seats)) for _ in range(games)]
 
 
 def _play(game: str, kinds: tuple[str, ...], seed: int, index: int) -> tuple[int, ...]:
     return play_game(game, kinds, seed, index, {}, bot_delay=DEFAULT_BOT_DELAY).ranks
 
 
-def ladder(game: str, games: int, seed: int, jobs: int) -> list[str]:
-    """The report lines of one game's ladder."""
-    deals = _deal(game, games, seed)
+def ladder(game: str, games: int, seed: int, jobs: int, seats: int = 2) -> list[str]:
+    """The report lines of one game's ladder, from games of ``seats`` seats."""
+    deals = _deal(game, games, seed, seats)
     started = time.perf_counter()
     with ProcessPoolExecutor(max_workers=jobs) as pool:
         results = list(
             pool.map(_play, [game] * games, deals, [seed] * games, range(games), chunksize=4)
         )
     elapsed = time.perf_counter() - started
-    pool_name = pool_of(game, {}, 2) or "standard"
+    pool_name = pool_of(game, {}, seats) or "standard"
     held: dict[str, RatingRow] = {}
     wins: dict[tuple[str, str], list[int]] = {}
     for n, (kinds, ranks) in enumerate(zip(deals, results, strict=True)):
@@ -84,12 +84,16 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=1000)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--seats", type=int, default=2, help="levels per game (at most the ladder's length)"
+    )
     parser.add_argument("--smoke", action="store_true", help="a few games, to check it runs")
     args = parser.parse_args()
     games = 6 if args.smoke else args.games
     chosen = args.game_ids or (["flip_over_frog"] if args.smoke else list(LADDERS))
     for game in chosen:
-        for line in ladder(game, games, args.seed, 1 if args.smoke else args.jobs):
+        seats = min(args.seats, len(LADDERS[game]))
+        for line in ladder(game, games, args.seed, 1 if args.smoke else args.jobs, seats):
             print(line, flush=True)
 
 

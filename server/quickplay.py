@@ -74,6 +74,9 @@ class QuickPlay:
     def __init__(self, hub: Any) -> None:
         self.hub = hub
         self.tickets: dict[Any, Ticket] = {}
+        #: Connections being seated now, and those of them that closed meanwhile.
+        self._seating: set[Any] = set()
+        self._gone: set[Any] = set()
         self._task: asyncio.Task[None] | None = None
 
     def join(self, session: Any, request: PlayNow) -> Ticket:
@@ -104,7 +107,10 @@ class QuickPlay:
         return ticket
 
     def cancel(self, session: Any) -> bool:
-        """Take ``session``'s ticket out of the queue; whether it had one."""
+        """Take ``session``'s ticket out of the queue; whether it had one. A connection
+        closing while its room is being made is let go of there (:meth:`_seat`)."""
+        if session in self._seating:
+            self._gone.add(session)
         return self.tickets.pop(session, None) is not None
 
     async def _run(self) -> None:
@@ -137,6 +143,14 @@ class QuickPlay:
         """Make, fill and start the room of ``tickets`` and ``bots`` bot seats."""
         for ticket in tickets:
             self.tickets.pop(ticket.session, None)
+        self._seating.update(t.session for t in tickets)
+        try:
+            await self._make(tickets, bots)
+        finally:
+            self._seating.difference_update(t.session for t in tickets)
+            self._gone.difference_update(t.session for t in tickets)
+
+    async def _make(self, tickets: list[Ticket], bots: int) -> None:
         first = tickets[0]
         game = get_game(first.game)
         seats = [Seat("human", t.session.name, t.session.user, None, {}, True) for t in tickets]
@@ -153,4 +167,8 @@ class QuickPlay:
             session.send(Matched(room=room.id, seat=n, rated=rated))
             session.rooms[room.id] = room
             await room.call(lambda s=session, n=n: room.join(s, n, None))
+        for session in self._gone & {t.session for t in tickets}:
+            # Closed while its room was made: its seat is kept (grace, then a stand-in).
+            session.rooms.pop(room.id, None)
+            room.detach(session)
         await room.call(lambda: room.begin(None))
