@@ -20,6 +20,8 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from itertools import combinations
 
+from engine.core import validate_options
+from engine.registry import get_game
 from engine.selfplay import DEFAULT_BOT_DELAY, play_game
 from server.playerrows import RatingRow
 from server.ratings import LADDERS, Player, pool_of, rate
@@ -45,7 +47,8 @@ def ladder(game: str, games: int, seed: int, jobs: int, seats: int = 2) -> list[
             pool.map(_play, [game] * games, deals, [seed] * games, range(games), chunksize=4)
         )
     elapsed = time.perf_counter() - started
-    pool_name = pool_of(game, {}, seats) or "standard"
+    rules = get_game(game)
+    pool_name = pool_of(game, validate_options(rules, {}), seats) or "unrated"
     held: dict[str, RatingRow] = {}
     wins: dict[tuple[str, str], list[int]] = {}
     for n, (kinds, ranks) in enumerate(zip(deals, results, strict=True)):
