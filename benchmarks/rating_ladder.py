@@ -7,7 +7,8 @@ bots paced as a server paces them (``bot_delay`` 0.8 s), and rates each level as
 through the server's own rating code (:func:`server.ratings.rate`, openskill's
 Plackett-Luce), in the order the games were dealt.
 It prints, per game, each level's games, ``mu``, ``sigma`` and shown rating (``mu - 3
-sigma``), the wins of the stronger level in each pairing (and the games they shared), and
+sigma``), the wins of the stronger level over the weaker in each pairing within a game (ranked above
+it; and the places they shared), and
 whether the shown ratings order the ladder (``ladder ordered: yes``). With ``--smoke`` it
 plays a few games of one game.
 """
@@ -55,11 +56,11 @@ def ladder(game: str, games: int, seed: int, jobs: int, seats: int = 2) -> list[
         players = [Player(seat, kind, kind) for seat, kind in enumerate(kinds)]
         for row in rate(game, pool_name, players, ranks, held, float(n)):
             held[row.player] = row
-        weak, strong = sorted(kinds, key=LADDERS[game].index)
-        tally = wins.setdefault((strong, weak), [0, 0, 0])
-        tally[1] += 1
-        tally[0] += ranks[kinds.index(strong)] < ranks[kinds.index(weak)]
-        tally[2] += ranks[kinds.index(strong)] == ranks[kinds.index(weak)]
+        for weak, strong in combinations(sorted(kinds, key=LADDERS[game].index), 2):
+            tally = wins.setdefault((strong, weak), [0, 0, 0])
+            tally[1] += 1
+            tally[0] += ranks[kinds.index(strong)] < ranks[kinds.index(weak)]
+            tally[2] += ranks[kinds.index(strong)] == ranks[kinds.index(weak)]
     lines = [f"{game} ({pool_name}): {games} games in {elapsed:.1f} s on {jobs} processes"]
     for kind in LADDERS[game]:
         row = held.get(kind)
