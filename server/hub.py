@@ -175,9 +175,6 @@ class Hub:
             await saved
         return "u" + digest[:16], token, False
 
-    async def _known(self, digest: str) -> bool:
-        return digest in self._saving or await self.store.get_identity(digest) is not None
-
     async def reload_bans(self) -> None:
         """Hold the store's bans from now on (start, after every ban, each sweep)."""
         self.bans.replace(await self.store.get_bans())

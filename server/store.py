@@ -261,8 +261,36 @@ class Store(Protocol):
         ...
 
     def add_high_score(
-        self, player: str, score: int, rank: str, room: str, at: float
+        self, player: str, score: int, rank: str, room: str, at: float, player_id: str | None = None
     ) -> asyncio.Future[None]: ...
+
+    def save_account(self, account: AccountRow) -> asyncio.Future[None]:
+        """Keep a claimed name and mark its identity claimed and named so, together; fails
+        when the folded name (or the identity) has an account already, claiming nothing."""
+        ...
+
+    def claim_identity(self, token_hash: str, name: str, at: float) -> asyncio.Future[None]:
+        """Keep an identity an outside provider vouches for, claimed (never forgotten)."""
+        ...
+
+    def save_session(self, session: SessionRow) -> asyncio.Future[None]: ...
+
+    def touch_session(self, token_hash: str, at: float) -> asyncio.Future[None]: ...
+
+    def delete_sessions(
+        self, identity: str, token_hashes: Sequence[str] | None = None
+    ) -> asyncio.Future[None]:
+        """Revoke the identity's sessions with those token hashes (every one: ``None``)."""
+        ...
+
+    def save_ratings(self, rows: Sequence[RatingRow]) -> asyncio.Future[None]:
+        """Keep ratings, replacing each player's in that game and pool; all or none."""
+        ...
+
+    def add_results(self, rows: Sequence[ResultRow]) -> asyncio.Future[None]:
+        """Keep a finished game's results (a room's are kept once). Rooms with a rated
+        result are exempt from :meth:`delete_ended_before`."""
+        ...
 
     def ban(self, kind: str, value: str, reason: str, at: float) -> asyncio.Future[None]:
         """Keep a ban of an identity or an address (``kind``, :data:`BAN_KINDS`; another kind
@@ -297,13 +325,43 @@ class Store(Protocol):
         ...
 
     async def get_high_scores(
-        self, player: str | None = None, limit: int = 10
+        self, player: str | None = None, limit: int = 10, player_id: str | None = None
     ) -> list[dict[str, Any]]:
-        """Best Flash 8 solo scores (fewest cards left first), of one player or everyone."""
+        """Best Flash 8 solo scores (fewest cards left first), of one player (by name, or by
+        user id: an account's) or everyone."""
         ...
 
     async def get_bans(self) -> list[Ban]:
         """Every ban, oldest first."""
+        ...
+
+    async def get_account(self, key: str) -> AccountRow | None:
+        """The account of a folded name (:func:`server.accounts.name_key`), or ``None``."""
+        ...
+
+    async def get_account_of(self, identity: str) -> AccountRow | None: ...
+
+    async def get_identity_claimed(self, token_hash: str) -> bool | None:
+        """Whether the identity is claimed; ``None`` for an unknown token hash."""
+        ...
+
+    async def get_session(self, token_hash: str) -> SessionRow | None: ...
+
+    async def get_sessions(self, identity: str) -> list[SessionRow]:
+        """The identity's sessions, oldest first."""
+        ...
+
+    async def get_ratings(
+        self, game: str | None = None, pool: str | None = None, player: str | None = None
+    ) -> list[RatingRow]:
+        """Ratings of a game, pool or player (any of them), best shown rating first."""
+        ...
+
+    async def get_results(
+        self, player: str | None = None, rated: bool | None = None, limit: int | None = None
+    ) -> list[ResultRow]:
+        """Results of one player (newest first) or everyone (oldest first: the order ratings
+        are recomputed in), rated games' only with ``rated``."""
         ...
 
 
