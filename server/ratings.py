@@ -37,6 +37,7 @@ from server.store import Store
 
 __all__ = [
     "LADDERS",
+    "MAX_HELD",
     "MODEL",
     "POOLS",
     "Player",
@@ -48,6 +49,9 @@ __all__ = [
     "rate",
     "without_ratings",
 ]
+
+#: Ratings a server holds in memory at most (about 200 bytes each).
+MAX_HELD = 100_000
 
 #: The rating model (openskill's defaults: mu 25, sigma 25/3, beta 25/6, tau 25/300).
 MODEL = PlackettLuce()
@@ -169,8 +173,14 @@ class Ratings:
         self._lock = asyncio.Lock()
 
     async def load(self, player: str) -> None:
-        """Hold ``player``'s ratings (on hello), so seats show them."""
-        for row in await self.store.get_ratings(player=player):
+        """Hold ``player``'s ratings (on hello), so seats show them. Past :data:`MAX_HELD`
+        ratings held, the oldest held are forgotten (read again at their player's next
+        hello)."""
+        rows = await self.store.get_ratings(player=player)
+        while len(self.held) + len(rows) > MAX_HELD and self.held:
+            del self.held[next(iter(self.held))]
+        for row in rows:
+            self.held.pop((row.player, row.game, row.pool), None)  # newest last
             self.held[(row.player, row.game, row.pool)] = row
 
     def shown(self, player: str | None, game: str, pool: str | None) -> float | None:

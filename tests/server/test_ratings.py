@@ -194,3 +194,24 @@ def test_leaderboard_refuses_unknown_games_and_pools() -> None:
     assert status == HTTPStatus.NOT_FOUND and "game is one of" in body["error"]
     status, body = asyncio.run(leaderboard(NoStore(), {"game": "neon_hex", "pool": "9p"}, 5))  # type: ignore[arg-type]
     assert status == HTTPStatus.NOT_FOUND and "2p" in body["error"]
+
+
+async def test_the_ratings_held_in_memory_are_bounded(monkeypatch, tmp_path: Path) -> None:
+    import server.ratings as ratings_module
+    from server.playerrows import RatingRow
+    from server.ratings import Ratings
+
+    monkeypatch.setattr(ratings_module, "MAX_HELD", 2)
+    store = EventStore(tmp_path / "held.sqlite3")
+    try:
+        await store.save_ratings(
+            [RatingRow(f"u{n}", GAME, "standard", f"P{n}", 25.0 + n, 8.0, 1, 1.0) for n in range(3)]
+        )
+        held = Ratings(store)
+        for n in range(3):
+            await held.load(f"u{n}")
+        assert len(held.held) == 2
+        assert held.shown("u0", GAME, "standard") is None, "the oldest held is forgotten"
+        assert held.shown("u2", GAME, "standard") == round(27.0 - 24.0, 2)
+    finally:
+        store.close()
