@@ -29,6 +29,7 @@ COMMANDS: dict[str, tuple[str, tuple[str, ...]]] = {
     "backup": ("lumin.backups:backup_command", ("server.backup",)),
     "restore": ("lumin.backups:restore_command", ("server.backup",)),
     "verify": ("lumin.verify:verify", ("server.verify",)),
+    "ratings": ("lumin.ratings:ratings", ("server.recompute",)),
 }
 
 

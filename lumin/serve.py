@@ -188,6 +188,26 @@ _FLAGS = [
         "Bearer token of the admin API (/api/admin/, lumin admin); none: the API is off.",
     ),
     _option(
+        "jwt-key",
+        str,
+        "An identity provider's public key (PEM file) whose signed JWTs hello accepts.",
+    ),
+    _option("jwt-jwks", str, "An identity provider's JWKS URL (instead of --jwt-key)."),
+    _option("jwt-issuer", str, "The issuer (iss) identity tokens must name; none: unchecked."),
+    _option("jwt-audience", str, "The audience (aud) identity tokens must name; none: unchecked."),
+    _option(
+        "jwt-algorithm",
+        click.Choice(["RS256", "RS384", "RS512", "PS256", "ES256", "ES384", "EdDSA"]),
+        "A signature algorithm identity tokens may use (repeat).",
+        setting="jwt_algorithms",
+        multiple=True,
+    ),
+    _option(
+        "leaderboard-games",
+        _Number(int, 1),
+        "Rated games a player needs to appear on a leaderboard.",
+    ),
+    _option(
         "log-level",
         click.Choice(LOG_LEVELS, case_sensitive=False),
         "The lowest level logged (debug adds a line per request).",

@@ -110,6 +110,15 @@ class ErrorCode(enum.StrEnum):
     #: The request could not be served now, for a reason that passes: its room is changing
     #: node, or the node that owns it cannot be found at the moment. Retry in a second or so.
     TRY_AGAIN = "try_again"
+    #: The name is claimed by another account (names are compared folded: case and
+    #: look-alike forms count as the same name).
+    NAME_TAKEN = "name_taken"
+    #: The name and password do not match an account, or an outside provider's identity
+    #: token (``hello``'s ``jwt``) fails verification: forged, expired, from another issuer
+    #: or audience, or signed with a key or algorithm the server does not accept.
+    BAD_CREDENTIALS = "bad_credentials"
+    #: The request needs an account (claim a name or sign in first).
+    NOT_SIGNED_IN = "not_signed_in"
 
     # --- the client: checks of what the server sent (never on the wire) ----------------------
     #: A delta's patch cannot be applied to the client's copy of the view.

@@ -23,10 +23,13 @@ __all__ = [
     "MAX_ID",
     "MESSAGES",
     "SERVER_MESSAGES",
+    "Account",
     "Act",
     "Bye",
+    "CancelPlayNow",
     "ChatMessage",
     "ChatSend",
+    "ClaimName",
     "CloseReplay",
     "CommandAccepted",
     "CommandRejected",
@@ -45,7 +48,9 @@ __all__ = [
     "LimitsInfo",
     "ListGames",
     "ListRooms",
+    "ListSessions",
     "LobbyUpdate",
+    "Matched",
     "Message",
     "Moved",
     "Mute",
@@ -54,7 +59,10 @@ __all__ = [
     "OptionInfo",
     "OutcomeInfo",
     "Ping",
+    "PlayNow",
     "Pong",
+    "RatingChange",
+    "RatingsChanged",
     "Ready",
     "Rematch",
     "RematchCreated",
@@ -63,6 +71,7 @@ __all__ = [
     "ReplayStep",
     "ReplayViewer",
     "Resume",
+    "RevokeSession",
     "RoomClosed",
     "RoomCreated",
     "RoomList",
@@ -71,6 +80,9 @@ __all__ = [
     "SeatChoice",
     "SeatInfo",
     "Sender",
+    "SessionInfo",
+    "Sessions",
+    "SignIn",
     "Snapshot",
     "Start",
     "UnwatchLobby",
@@ -191,6 +203,8 @@ class SeatInfo:
     choices: Data = attrs.field(factory=dict)
     ready: bool = False
     connected: bool = False
+    #: The human's rating in the room's pool, as shown (version 5; ``None`` when unrated).
+    rating: float | None = None
 
 
 @attrs.frozen(kw_only=True)
@@ -279,6 +293,10 @@ class Hello(Message):
     name: str
     token: str | None = None
     client: str | None = None
+    #: An outside identity provider's signed token (version 5), when the server's operator
+    #: configured one: the connection is that provider's person (``bad_credentials`` when it
+    #: fails verification); the ``welcome`` carries a session token for later hellos.
+    jwt: str | None = None
     id: int | None = _id()
 
 
@@ -486,6 +504,9 @@ class CreateRoom(Message):
     private: bool = False
     sit: int | None = attrs.field(default=None, validator=_count)
     turn_clock: float | None = None
+    #: Whether the game counts for ratings (version 5): ``None`` rates it when no seat is a
+    #: bot; ``True`` rates it with bots too, ``False`` never.
+    rated: bool | None = None
     id: int | None = _id()
 
 
@@ -899,6 +920,174 @@ class ReplayState(Message):
     viewer: int | None = attrs.field(default=None, validator=_count)
     view: Data
     at: float | None = None
+
+
+# --- accounts (version 5) ---------------------------------------------------------------------
+
+
+@_message
+@attrs.frozen(kw_only=True)
+class ClaimName(Message):
+    """Claim ``name`` for this connection's identity with ``password``: the identity becomes
+    an account's (its seats, history and ratings stay its own, and it is kept for ever), and
+    the name is no one else's. Answered by ``account``; ``name_taken`` when claimed already."""
+
+    TYPE = "claim_name"
+    SENDERS = _FROM_CLIENT
+    name: str
+    password: str
+    id: int | None = _id()
+
+
+@_message
+@attrs.frozen(kw_only=True)
+class SignIn(Message):
+    """Sign in to the account of ``name`` with its ``password``, from any connection: the
+    connection becomes that account's identity (it leaves the rooms it was in as a guest) and
+    is answered by ``account`` with a new session token. Attempts are rate limited per name
+    and per address (``rate_limited``); a wrong pair is ``bad_credentials``."""
+
+    TYPE = "sign_in"
+    SENDERS = _FROM_CLIENT
+    name: str
+    password: str
+    id: int | None = _id()
+
+
+@_message
+@attrs.frozen(kw_only=True)
+class Account(Message):
+    """The account this connection is signed in to: its public ``user`` id and ``name``,
+    the session's secret ``token`` (say it in later hellos), this session's id among the
+    account's sessions, and the rooms where the account holds a seat."""
+
+    TYPE = "account"
+    SENDERS = _FROM_SERVER
+    ref: int | None = _id()
+    user: str
+    name: str
+    token: str
+    session: str
+    rooms: tuple[str, ...] = ()
+
+
+@attrs.frozen(kw_only=True)
+class SessionInfo:
+    """One signed-in session of an account: its ``session`` id, when it was made and last
+    used (server time), the client that made it, and whether it is this connection's."""
+
+    session: str
+    created: float
+    last_seen: float
+    client: str = ""
+    current: bool = False
+
+
+@_message
+@attrs.frozen(kw_only=True)
+class ListSessions(Message):
+    """Ask for the account's sessions; answered by ``sessions`` (``not_signed_in`` for a
+    guest)."""
+
+    TYPE = "list_sessions"
+    SENDERS = _FROM_CLIENT
+    id: int | None = _id()
+
+
+@_message
+@attrs.frozen(kw_only=True)
+class Sessions(Message):
+    """The account's sessions, oldest first, answering ``list_sessions``."""
+
+    TYPE = "sessions"
+    SENDERS = _FROM_SERVER
+    ref: int | None = _id()
+    sessions: tuple[SessionInfo, ...] = ()
+
+
+@_message
+@attrs.frozen(kw_only=True)
+class RevokeSession(Message):
+    """Revoke one of the account's sessions (``session``), or, with ``None``, every session
+    but this connection's; a revoked token is refused (``bad_token``) from then on and its
+    connections are closed. Answered by ``ok``."""
+
+    TYPE = "revoke_session"
+    SENDERS = _FROM_CLIENT
+    session: str | None = None
+    id: int | None = _id()
+
+
+# --- ratings (version 5) ----------------------------------------------------------------------
+
+
+@attrs.frozen(kw_only=True)
+class RatingChange:
+    """How a finished rated game moved one seat's rating in ``pool``: shown ratings
+    ``before`` and ``after`` (``mu - 3 sigma``), and the rated games counted now."""
+
+    seat: int = attrs.field(validator=_count)
+    user: str
+    name: str
+    pool: str
+    before: float
+    after: float
+    games: int = attrs.field(validator=_count)
+
+
+@_message
+@attrs.frozen(kw_only=True)
+class RatingsChanged(Message):
+    """A rated game in ``room`` ended and its players' ratings changed (after ``game_over``)."""
+
+    TYPE = "ratings_changed"
+    SENDERS = _FROM_SERVER
+    room: str
+    changes: tuple[RatingChange, ...] = ()
+
+
+# --- quick play (version 5) -------------------------------------------------------------------
+
+
+@_message
+@attrs.frozen(kw_only=True)
+class PlayNow(Message):
+    """Queue for a game of ``game`` with ``seats`` seats among players of similar rating (the
+    range widens as the wait grows); after ``bot_wait`` seconds (``None``: never) the seats
+    still empty are filled with bots of a level near the player's strength. Answered by
+    ``ok`` at once and by ``matched`` once a room is made; ``options`` are the room's."""
+
+    TYPE = "play_now"
+    SENDERS = _FROM_CLIENT
+    game: str
+    seats: int = attrs.field(validator=_count)
+    options: Data = attrs.field(factory=dict)
+    bot_wait: float | None = None
+    id: int | None = _id()
+
+
+@_message
+@attrs.frozen(kw_only=True)
+class CancelPlayNow(Message):
+    """Leave the quick-play queue; answered by ``ok``."""
+
+    TYPE = "cancel_play_now"
+    SENDERS = _FROM_CLIENT
+    id: int | None = _id()
+
+
+@_message
+@attrs.frozen(kw_only=True)
+class Matched(Message):
+    """Quick play found a game: ``room``, where the recipient holds ``seat`` (its snapshot
+    and ``room_update`` follow); ``rated`` says whether it counts for ratings (not when bots
+    filled seats)."""
+
+    TYPE = "matched"
+    SENDERS = _FROM_SERVER
+    room: str
+    seat: int = attrs.field(validator=_count)
+    rated: bool = False
 
 
 #: The message types a client may send, by ``TYPE``.

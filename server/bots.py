@@ -256,6 +256,18 @@ class BotSeats:
             log.info("stand_in_bot", room=room.id, seat=seat)
             self._start(room, seat, room.game.default_bot)
 
+    def stand_ins(self, room: BotRoom) -> set[int]:
+        """The human seats of ``room`` a stand-in bot plays now, its player disconnected
+        past the grace period (a turn clock's one-move stand-ins aside)."""
+        return {
+            seat
+            for seat, d in self.by_room.get(room.id, {}).items()
+            if seat is not None
+            and not d.task.done()
+            and not d.once
+            and room.seats[seat].kind == "human"
+        }
+
     def in_grace(self, room: BotRoom, seat: int) -> bool:
         """Whether the person of ``seat`` is disconnected and still within their grace."""
         return (room.id, seat) in self.grace

@@ -71,6 +71,11 @@ class Client:
         #: ``hello``, then its identity's, shared by every connection of that identity.
         self.person = "c" + socket.id.hex
         self.muted: set[str] = set()
+        #: The identity's token hash, the token said or given in ``welcome``, and the
+        #: account session's token hash (``None`` for a guest): see :mod:`server.accounts`.
+        self.identity = ""
+        self.token = ""
+        self.session_hash: str | None = None
         self.rooms: dict[str, Room] = {}
         self.replays: dict[str, Replay] = {}
         #: Messages refused over the rate limit since the last calm moment.
@@ -350,8 +355,24 @@ class Client:
         room = seen.room if seen.type == Act.TYPE else None
         self.send_frame(encode_refusal(ErrorCode.RATE_LIMITED.value, text, seen.id, room))
 
+    def signed_out(self) -> None:
+        """The account session of this connection was revoked: say ``bye`` (``signed_out``)
+        and close (1000)."""
+        if self.dropped:
+            return
+        self.send(Bye(code="signed_out", message="This session was revoked; sign in again."))
+        self._write()
+        self.hub.spawn(self.socket.close(1000, "session revoked"))
+
     def _goodbye(self) -> None:
+        if self.session_hash is not None:
+            held = self.hub.signed_in.get(self.session_hash)
+            if held is not None:
+                held.discard(self)
+                if not held:
+                    del self.hub.signed_in[self.session_hash]
         self.hub.lobby.discard(self)
+        self.hub.quickplay.cancel(self)
         for room in self.rooms.values():
             room.detach(self)
         self.rooms.clear()

@@ -162,6 +162,16 @@ class Settings:
     #: The admin API's bearer token (``docs/operating.md``, "Admin API"); ``None``: the admin
     #: API is off. At least 16 characters, so it cannot be guessed in a lifetime of tries.
     admin_token: str | None = attrs.field(default=None, repr=False)
+    #: An outside identity provider whose signed JWTs ``hello`` accepts (``jwt``): its public
+    #: key (PEM text or a PEM file's path) or its JWKS URL, the issuer and audience tokens
+    #: must name (``None``: not checked), and the signature algorithms accepted.
+    jwt_key: str | None = attrs.field(default=None, repr=False)
+    jwt_jwks: str | None = None
+    jwt_issuer: str | None = None
+    jwt_audience: str | None = None
+    jwt_algorithms: tuple[str, ...] = ("RS256", "ES256", "EdDSA")
+    #: Rated games a player needs to appear on a leaderboard.
+    leaderboard_games: int = attrs.field(default=5, validator=_within(1))
 
     def __attrs_post_init__(self) -> None:
         if self.admin_token is not None and len(self.admin_token.strip()) < 16:
@@ -173,6 +183,8 @@ class Settings:
                 raise ValueError(
                     "a cluster (redis) needs the PostgreSQL store its nodes share (store)"
                 )
+        if self.jwt_key is not None and self.jwt_jwks is not None:
+            raise ValueError("an identity provider has a key (jwt_key) or a JWKS URL, not both")
         if self.public_url is not None and not self.public_url.startswith(("ws://", "wss://")):
             raise ValueError(f"public_url is a ws:// or wss:// URL, not {self.public_url!r}")
 

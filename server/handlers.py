@@ -23,9 +23,12 @@ import structlog
 from protocol.connection import ServerConnection
 from protocol.errors import ErrorCode
 from protocol.messages import (
+    Account,
     Act,
     Bye,
+    CancelPlayNow,
     ChatSend,
+    ClaimName,
     CloseReplay,
     CommandRejected,
     CreateRoom,
@@ -39,12 +42,14 @@ from protocol.messages import (
     LimitsInfo,
     ListGames,
     ListRooms,
+    ListSessions,
     Message,
     Moved,
     Mute,
     Ok,
     OpenReplay,
     Ping,
+    PlayNow,
     Pong,
     Ready,
     Rematch,
@@ -53,14 +58,20 @@ from protocol.messages import (
     ReplayStep,
     ReplayViewer,
     Resume,
+    RevokeSession,
     RoomCreated,
+    RoomList,
+    SessionInfo,
+    Sessions,
+    SignIn,
     Start,
     UnwatchLobby,
     WatchLobby,
     WatchRoom,
     Welcome,
 )
-from protocol.versions import MOVED_VERSION
+from protocol.versions import ACCOUNTS_VERSION, MOVED_VERSION
+from server.accounts import MAX_NAME, Identity, digest, name_key, session_id, user_id
 from server.bans import banned_sentence
 from server.batch import QueuedAct
 from server.catalog import catalog
@@ -68,6 +79,8 @@ from server.config import Settings
 from server.errors import Moved as RoomElsewhere
 from server.errors import Refused
 from server.hub import Hub
+from server.jwtidentity import BadIdentityToken
+from server.ratings import without_ratings
 from server.replay import Replay
 from server.room import Peer, Room
 
@@ -104,6 +117,16 @@ class Session(Peer, Protocol):
     rooms: dict[str, Room]
     #: The replays this connection has open, by replay id.
     replays: dict[str, Replay]
+    #: The identity's token hash (its user id is ``u`` and the first 16 hex digits), the
+    #: secret token the connection said (or was given), and, signed in to an account, the
+    #: session's token hash.
+    identity: str
+    token: str
+    session_hash: str | None
+
+    def signed_out(self) -> None:
+        """The connection's session was revoked: say ``bye`` (``signed_out``) and close."""
+        ...
 
     def banish(self, message: str, bye: bool = True) -> None:
         """Close the connection of a banned identity or address (1008)."""
@@ -178,8 +201,20 @@ def failed(session: Session, ref: int | None) -> None:
 async def on_hello(session: Session, hello: Hello) -> None:
     ban = session.hub.bans.of_address(session.address)  # before any identity is made for it
     user, token, known = "", "", False
+    name = hello.name
     if ban is None:
-        user, token, known = await session.hub.identify(hello.name, hello.token)
+        if hello.jwt is not None:
+            outside = await _outside_identity(session, hello)
+            if outside is None:
+                return
+            who = outside
+        else:
+            who = await session.hub.who(hello.name, hello.token)
+        user, token, known = who.user, who.token, who.known
+        name = who.name or await _guest_name(session, hello.name, who.identity)
+        session.identity, session.session_hash = who.identity, who.session
+        if who.session is not None:
+            session.hub.signed_in.setdefault(who.session, set()).add(session)
         ban = session.hub.bans.of_user(user)
     if ban is not None:
         refusal = Error(
@@ -188,7 +223,8 @@ async def on_hello(session: Session, hello: Hello) -> None:
         session.send(refusal)
         session.banish("", bye=False)
         return
-    session.user, session.name, session.person = user, hello.name, user
+    session.user, session.name, session.person, session.token = user, name, user, token
+    await session.hub.ratings.load(user)  # the seats this person takes show their ratings
     structlog.contextvars.bind_contextvars(user=user)
     if hello.token and not known:
         # No ref: the answer to hello is the welcome below, with the new identity.
@@ -210,7 +246,7 @@ async def on_hello(session: Session, hello: Hello) -> None:
             version=session.conn.version,
             token=token,
             user=user,
-            name=hello.name,
+            name=name,
             server_time=time.time(),
             rooms=held,
             max_frame=session.settings.max_frame,
@@ -219,13 +255,162 @@ async def on_hello(session: Session, hello: Hello) -> None:
     )
 
 
+async def _guest_name(session: Session, name: str, identity: str) -> str:
+    """The name a guest plays under: the one said, unless an account claimed it (then marked
+    as a guest's, so a claimed name is only ever its owner's)."""
+    account = await session.hub.store.get_account(name_key(name))
+    if account is None or account.identity == identity:
+        return name
+    return f"{name} (guest)"
+
+
+async def _outside_identity(session: Session, hello: Hello) -> Identity | None:
+    """The person an outside provider's token in ``hello`` names, with a new session token;
+    ``None`` once the hello is refused (``bad_credentials``, fatal: the client asked to be
+    someone the server cannot verify)."""
+    tokens = session.hub.identity_tokens
+    refusal = None
+    if (session.conn.version or 0) < ACCOUNTS_VERSION:
+        refusal = "Identity tokens (jwt) need protocol version 5."
+    elif tokens is None:
+        refusal = "This server accepts no identity tokens (its operator configured no provider)."
+    else:
+        try:
+            claims = await tokens.verify(hello.jwt or "")
+        except BadIdentityToken as error:
+            refusal = f"Identity token refused: {error}."
+    if refusal is not None or tokens is None:
+        session.hub.metrics.protocol_errors.labels(ErrorCode.BAD_CREDENTIALS.value).inc()
+        code = ErrorCode.BAD_CREDENTIALS.value
+        session.send(Error(ref=hello.id, code=code, message=str(refusal), fatal=True))
+        session.banish("", bye=False)
+        return None
+    identity = tokens.identity(claims)
+    name = str(claims.get("name") or claims.get("preferred_username") or hello.name)[:MAX_NAME]
+    await session.hub.store.claim_identity(identity, name, time.time())
+    token = await session.hub.accounts.new_session(identity, hello.client or "jwt")
+    return Identity(identity, token, True, name, digest(token))
+
+
+def _v5(session: Session, message: Message) -> None:
+    """Refuse a version 5 request on a connection that negotiated an older version."""
+    if (session.conn.version or 0) < ACCOUNTS_VERSION:
+        raise Refused(
+            ErrorCode.UNKNOWN_TYPE, f"{message.TYPE!r} needs protocol version {ACCOUNTS_VERSION}."
+        )
+
+
+def _account_answer(
+    session: Session, ref: int | None, name: str, token: str, token_hash: str
+) -> Account:
+    held = tuple(
+        r.id
+        for r in session.hub.rooms.values()
+        if r.seat_of(session.user) is not None and r.status != "finished"
+    )
+    return Account(
+        ref=ref, user=session.user, name=name, token=token, session=session_id(token_hash),
+        rooms=held,
+    )  # fmt: skip
+
+
+async def on_claim_name(session: Session, request: ClaimName) -> None:
+    _v5(session, request)
+    if session.session_hash is not None:
+        raise Refused(ErrorCode.BAD_FIELD, "This connection is signed in to an account already.")
+    account = await session.hub.accounts.claim(
+        session.identity, session.token, request.name, request.password
+    )
+    session.name = account.name
+    session.session_hash = digest(session.token)
+    session.hub.signed_in.setdefault(session.session_hash, set()).add(session)
+    session.send(
+        _account_answer(session, request.id, account.name, session.token, session.session_hash)
+    )
+
+
+async def on_sign_in(session: Session, request: SignIn) -> None:
+    _v5(session, request)
+    account, token = await session.hub.accounts.sign_in(
+        request.name, request.password, session.address, "sign_in"
+    )
+    for room in list(session.rooms.values()):  # the guest's rooms are not the account's
+        room.detach(session)
+    session.rooms.clear()
+    session.hub.lobby.discard(session)
+    if session.session_hash is not None:
+        session.hub.signed_in.get(session.session_hash, set()).discard(session)
+    user = user_id(account.identity)
+    session.identity, session.user, session.person = account.identity, user, user
+    session.name, session.token, session.session_hash = account.name, token, digest(token)
+    session.hub.signed_in.setdefault(session.session_hash, set()).add(session)
+    structlog.contextvars.bind_contextvars(user=user)
+    session.send(_account_answer(session, request.id, account.name, token, session.session_hash))
+
+
+def _signed_in(session: Session) -> str:
+    if session.session_hash is None:
+        raise Refused(ErrorCode.NOT_SIGNED_IN, "Claim a name or sign in first.")
+    return session.identity
+
+
+async def on_list_sessions(session: Session, request: ListSessions) -> None:
+    _v5(session, request)
+    rows = await session.hub.accounts.sessions(_signed_in(session))
+    session.send(
+        Sessions(
+            ref=request.id,
+            sessions=tuple(
+                SessionInfo(
+                    session=session_id(row.token_hash),
+                    created=row.created,
+                    last_seen=row.last_seen,
+                    client=row.client,
+                    current=row.token_hash == session.session_hash,
+                )
+                for row in rows
+            ),
+        )
+    )
+
+
+async def on_revoke_session(session: Session, request: RevokeSession) -> None:
+    _v5(session, request)
+    gone = await session.hub.accounts.revoke(
+        _signed_in(session), request.session, session.session_hash
+    )
+    session.send(Ok(ref=request.id))
+    for token_hash in gone:
+        for other in session.hub.signed_in.pop(token_hash, set()):
+            other.signed_out()
+
+
+async def on_play_now(session: Session, request: PlayNow) -> None:
+    _v5(session, request)
+    session.hub.quickplay.join(session, request)
+    session.send(Ok(ref=request.id))
+
+
+async def on_cancel_play_now(session: Session, request: CancelPlayNow) -> None:
+    _v5(session, request)
+    session.hub.quickplay.cancel(session)
+    session.send(Ok(ref=request.id))
+
+
 async def on_ping(session: Session, ping: Ping) -> None:
     session.send(Pong(ref=ping.id, client_time=ping.client_time, server_time=time.time()))
 
 
+def _for_version(session: Session, page: RoomList) -> RoomList:
+    """A lobby page as ``session``'s protocol version has it (ratings from version 5)."""
+    if (session.conn.version or 0) >= ACCOUNTS_VERSION:
+        return page
+    return attrs.evolve(page, rooms=tuple(map(without_ratings, page.rooms)))
+
+
 async def on_watch_lobby(session: Session, request: WatchLobby) -> None:
     session.hub.lobby.add(session)
-    session.send(attrs.evolve(await session.hub.summaries(), ref=request.id))
+    session.send(_for_version(session, attrs.evolve(await session.hub.summaries(), ref=request.id)))
 
 
 async def on_unwatch_lobby(session: Session, request: UnwatchLobby) -> None:
@@ -239,7 +424,7 @@ async def on_list_games(session: Session, request: ListGames) -> None:
 
 async def on_list_rooms(session: Session, request: ListRooms) -> None:
     page = await session.hub.summaries(request.game, request.offset, request.limit)
-    session.send(attrs.evolve(page, ref=request.id))
+    session.send(_for_version(session, attrs.evolve(page, ref=request.id)))
 
 
 async def on_create_room(session: Session, request: CreateRoom) -> None:
@@ -476,6 +661,12 @@ HANDLERS: Mapping[type[Message], Handler] = {
     GetSnapshot: on_get_snapshot,
     ChatSend: on_chat_send,
     Mute: on_mute,
+    ClaimName: on_claim_name,
+    SignIn: on_sign_in,
+    ListSessions: on_list_sessions,
+    RevokeSession: on_revoke_session,
+    PlayNow: on_play_now,
+    CancelPlayNow: on_cancel_play_now,
     OpenReplay: on_open_replay,
     ReplayStep: on_replay_step,
     ReplaySeek: on_replay_seek,

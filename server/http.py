@@ -1,6 +1,7 @@
 """Lumin's HTTP routes, served on the websocket port through websockets' ``process_request``
 hook: the websocket upgrade's admission (``/ws``: Origin, connections per address, the connect
-rate), ``/healthz``, ``/readyz``, ``/metrics``, ``/highscores``, finished games' logs
+rate), ``/healthz``, ``/readyz``, ``/metrics``, ``/highscores``, players' leaderboards,
+ratings and history (:mod:`server.leaderboards`), finished games' logs
 (``/rooms/<id>/log``) and the browser client's static files (``/``, :mod:`server.static`).
 
 Query strings are parsed with the standard library (:func:`urllib.parse.parse_qs`). Each
@@ -26,6 +27,7 @@ from websockets.http11 import Request, Response
 from server.admin import ADMIN_PREFIX, AdminApi
 from server.config import Settings
 from server.hub import Hub
+from server.leaderboards import PLAYER_ROUTES
 from server.limits import client_address, parse_networks
 from server.metrics import Metrics
 from server.replay import log_document, may_read
@@ -117,8 +119,16 @@ class HttpRoutes:
         if path == "/highscores":
             query = urllib.parse.parse_qs(urllib.parse.urlsplit(request.path).query)
             player = query.get("player", [None])[0]
-            scores = {"high_scores": await self.hub.store.get_high_scores(player)}
+            player_id = query.get("user", [None])[0]
+            scores = {"high_scores": await self.hub.store.get_high_scores(player, 10, player_id)}
             return response(HTTPStatus.OK, json.dumps(scores).encode(), "application/json")
+        if path in PLAYER_ROUTES:
+            query = urllib.parse.parse_qs(urllib.parse.urlsplit(request.path).query)
+            status, body = await PLAYER_ROUTES[path](
+                self.hub.store, {key: values[0] for key, values in query.items()},
+                self.settings.leaderboard_games,
+            )  # fmt: skip
+            return response(status, json.dumps(body).encode(), "application/json")
         if path.startswith("/rooms/") and path.endswith("/log"):
             return await self._log(path.split("/")[2], request)
         return self.static.answer(path, request.headers)

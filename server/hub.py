@@ -31,17 +31,29 @@ from engine.registry import game_ids, get_game
 from protocol.codec import encode
 from protocol.errors import ErrorCode
 from protocol.fairness import commit
-from protocol.messages import CreateRoom, LobbyUpdate, RematchCreated, RoomList, RoomSummary
+from protocol.messages import (
+    CreateRoom,
+    LobbyUpdate,
+    RatingsChanged,
+    RematchCreated,
+    RoomList,
+    RoomSummary,
+)
+from protocol.versions import ACCOUNTS_VERSION
+from server.accounts import Accounts, Identity
 from server.bans import Bans
 from server.bots import BotSeats
 from server.cluster import Cluster
 from server.config import Settings
 from server.errors import Moved, Refused
+from server.jwtidentity import IdentityTokens
 from server.limits import RateLimits
 from server.metrics import Metrics
 from server.ownership import Ownership
+from server.quickplay import QuickPlay
+from server.ratings import Player, Ratings, is_rated, pool_of, without_ratings
 from server.relay import HAND_OVER_WAIT, Relays, RemoteRoom
-from server.room import Peer, Room
+from server.room import Peer, Room, speaks
 from server.seats import Seat, room_code
 from server.store import RoomRow, Store
 
@@ -62,6 +74,25 @@ class Hub:
         self.rooms: dict[str, Room] = {}
         self.lobby: set[Peer] = set()
         self.bots = BotSeats(settings, metrics)
+        #: Every player's ratings (those seen lately held in memory).
+        self.ratings = Ratings(store)
+        #: Quick play's queue (``play_now``).
+        self.quickplay = QuickPlay(self)
+        #: Claimed names, sign-ins and sessions.
+        self.accounts = Accounts(store)
+        #: The operator's outside identity provider (``hello``'s ``jwt``), if configured.
+        self.identity_tokens: IdentityTokens | None = None
+        if settings.jwt_key is not None or settings.jwt_jwks is not None:
+            self.identity_tokens = IdentityTokens(
+                settings.jwt_key,
+                settings.jwt_jwks,
+                settings.jwt_issuer,
+                settings.jwt_audience,
+                settings.jwt_algorithms,
+            )
+        #: This node's connections signed in to an account, by session token hash (revoking a
+        #: session closes them).
+        self.signed_in: dict[str, set[Any]] = {}
         #: In a cluster (the PostgreSQL store), this node's room leases; set by the server.
         self.ownership: Ownership | None = None
         #: With Redis, this node's registry, hints and the cluster's lobby; set by the server.
@@ -108,16 +139,32 @@ class Hub:
     # -- identities -----------------------------------------------------------------------------
 
     async def identify(self, name: str, token: str | None) -> tuple[str, str, bool]:
-        """The person behind a hello: ``(user id, token, known)``.
+        """The person behind a hello: ``(user id, token, known)`` (see :meth:`who`)."""
+        who = await self.who(name, token)
+        return who.user, who.token, who.known
+
+    async def who(self, name: str, token: str | None) -> Identity:
+        """The person behind a hello.
 
         A known token reclaims its identity (and so its seats), even after a restart or from
-        another machine; an unknown or missing one gets a fresh identity and token. The store
-        keeps only each token's SHA-256, never the token."""
+        another machine: a guest's own token, or an account's session token (the account's
+        name comes with it); an account's token whose session was revoked is unknown. An
+        unknown or missing one gets a fresh identity and token. The store keeps only each
+        token's SHA-256, never the token."""
         if token:
             digest = hashlib.sha256(token.encode()).hexdigest()
-            if await self._known(digest):
+            account = await self.accounts.session_identity(digest)
+            if account is not None:
+                row = await self.store.get_account_of(account)
+                named = row.name if row is not None else await self.store.get_identity(account)
+                return Identity(account, token, True, named, digest)
+            if digest in self._saving or await self.store.get_identity_claimed(digest) is False:
                 self.store.touch_identity(digest, time.time())  # guest retention counts from it
-                return "u" + digest[:16], token, True
+                return Identity(digest, token, True)
+        _, token, _ = await self._new_identity(name)
+        return Identity(hashlib.sha256(token.encode()).hexdigest(), token, False)
+
+    async def _new_identity(self, name: str) -> tuple[str, str, bool]:
         token = secrets.token_urlsafe(24)
         digest = hashlib.sha256(token.encode()).hexdigest()
         # Known from now on, though the store commits it a moment later.
@@ -128,17 +175,20 @@ class Hub:
             await saved
         return "u" + digest[:16], token, False
 
-    async def _known(self, digest: str) -> bool:
-        return digest in self._saving or await self.store.get_identity(digest) is not None
-
     async def reload_bans(self) -> None:
         """Hold the store's bans from now on (start, after every ban, each sweep)."""
         self.bans.replace(await self.store.get_bans())
 
     async def known_user(self, token: str) -> str | None:
-        """The user id of a known token, without creating an identity; ``None`` if unknown."""
+        """The user id of a known token (a guest's, or an account's session), without creating
+        an identity; ``None`` if unknown."""
         digest = hashlib.sha256(token.encode()).hexdigest()
-        return "u" + digest[:16] if await self._known(digest) else None
+        session = await self.store.get_session(digest)
+        if session is not None:
+            return "u" + session.identity[:16]
+        if digest in self._saving or await self.store.get_identity_claimed(digest) is False:
+            return "u" + digest[:16]
+        return None
 
     # -- rooms ----------------------------------------------------------------------------------
 
@@ -222,6 +272,8 @@ class Hub:
                 "human", peer.name, peer.user, None, seats[request.sit].choices
             )
         meta: dict[str, Any] = {}
+        if request.rated is not None:
+            meta["rated"] = request.rated
         if request.turn_clock is not None:
             meta["turn_clock"] = _turn_clock(request.turn_clock)
         if self.cluster is not None and (elsewhere := await self.cluster.less_loaded()):
@@ -599,8 +651,9 @@ class Hub:
         if not self.lobby or (not rooms and not removed):
             return
         frame = encode(LobbyUpdate(rooms=rooms, removed=removed))
+        older = encode(LobbyUpdate(rooms=tuple(map(without_ratings, rooms)), removed=removed))
         for peer in self.lobby:
-            peer.send_frame(frame)
+            peer.send_frame(frame if speaks(peer, ACCOUNTS_VERSION) else older)
 
     def remote_lobby(self, rooms: tuple[RoomSummary, ...], removed: tuple[str, ...]) -> None:
         """Other nodes changed the cluster's lobby: tell this node's watchers (rooms this node
@@ -630,7 +683,44 @@ class Hub:
         rank = outcome.details.get("rank")
         if room.game.id == "flash8" and isinstance(score, int) and isinstance(rank, str):
             player = room.seats[0].name or "Player"
-            self.store.add_high_score(player, score, rank, room.id, time.time())
+            self.store.add_high_score(
+                player, score, rank, room.id, time.time(), player_id=room.seats[0].user
+            )
+        self._rate(room, outcome)
+
+    def _rate(self, room: Room, outcome: Outcome) -> None:
+        """Keep the game's results and, when it is rated (:func:`server.ratings.is_rated`),
+        move its players' ratings and tell the room's members (``ratings_changed``, version
+        5). What decided it is kept in the room's ``meta`` (``rating``), which its log
+        carries, so ``lumin ratings recompute`` decides the same."""
+        players = [
+            Player(n, seat.user, seat.name or f"Seat {n}")
+            for n, seat in enumerate(room.seats)
+            if seat.kind == "human" and seat.user is not None
+        ]
+        if not players:
+            return
+        pool = pool_of(room.game.id, room.options, len(room.seats))
+        rated = is_rated(
+            len(players), int(room.meta.get("bots_at_start", 0)), room.meta.get("rated"), pool
+        )
+        room.meta["rating"] = {"pool": pool, "rated": rated, "forfeits": room.forfeits}
+        self.store.update_room(room.id, epoch=room.lease_epoch, meta=room.meta)
+        finished = room.finished or time.time()
+
+        async def record() -> None:
+            changes = await self.ratings.record(
+                room.id, room.game.id, pool, rated, players, list(outcome.ranks),
+                room.forfeits, finished,
+            )  # fmt: skip
+            if changes:
+                frame = encode(RatingsChanged(room=room.id, changes=tuple(changes)))
+                for peer in room.peers:
+                    if speaks(peer, ACCOUNTS_VERSION):
+                        peer.send_frame(frame)
+                room.changed_ratings()
+
+        self.spawn(record())
 
     # -- housekeeping ---------------------------------------------------------------------------
 

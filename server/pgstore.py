@@ -26,6 +26,8 @@ import asyncpg
 import attrs
 import structlog
 
+from server import playerrows as pr
+from server.playerrows import AccountRow, RatingRow, ResultRow, SessionRow
 from server.store import (
     ROOM_COLUMNS,
     AppendRefused,
@@ -49,7 +51,7 @@ __all__ = ["SCHEMA_VERSION", "Lease", "PostgresStore"]
 log = structlog.get_logger("lumin.store")
 
 #: The newest schema version this code writes (``lumin_schema.version``).
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 _VERSION_1 = """
 CREATE TABLE rooms (
@@ -127,8 +129,12 @@ ALTER TABLE identities ADD COLUMN claimed BOOLEAN NOT NULL DEFAULT FALSE;
 CREATE INDEX identities_unseen ON identities (last_seen) WHERE NOT claimed;
 """
 
+#: Version 5: accounts, sessions, ratings, results and a high score's player id
+#: (:mod:`server.playerrows`).
+_VERSION_5 = ";\n".join(pr.schema(postgres=True))
+
 #: The DDL of each step: ``_MIGRATIONS[v]`` turns version ``v`` into ``v + 1``.
-_MIGRATIONS: list[str] = [_VERSION_1, _VERSION_2, _VERSION_3, _VERSION_4]
+_MIGRATIONS: list[str] = [_VERSION_1, _VERSION_2, _VERSION_3, _VERSION_4, _VERSION_5]
 
 #: The advisory lock key nodes take while they migrate (any constant shared by every node).
 _MIGRATION_LOCK = 0x4C554D494E  # "LUMIN"
@@ -181,6 +187,7 @@ _ENDED = (
     "SELECT id FROM rooms"
     " WHERE status IN ('finished', 'expired', 'abandoned', 'aborted', 'failed')"
     " AND COALESCE(finished, created) < $1"
+    " AND id NOT IN (SELECT room FROM results WHERE rated)"
 )
 
 #: One write: run on the batch's connection, inside its transaction.
@@ -552,6 +559,7 @@ class PostgresStore:
 
         async def write(connection: asyncpg.Connection) -> None:
             await connection.execute(f"DELETE FROM leases WHERE room IN ({_ENDED})", cutoff)
+            await connection.execute(f"DELETE FROM results WHERE room IN ({_ENDED})", cutoff)
             await connection.execute(f"DELETE FROM runs WHERE room IN ({_ENDED})", cutoff)
             await connection.execute(f"DELETE FROM rooms WHERE id IN ({_ENDED})", cutoff)
 
@@ -578,17 +586,89 @@ class PostgresStore:
         return self._execute("DELETE FROM identities WHERE NOT claimed AND last_seen < $1", cutoff)
 
     def add_high_score(
-        self, player: str, score: int, rank: str, room: str, at: float
+        self, player: str, score: int, rank: str, room: str, at: float, player_id: str | None = None
     ) -> asyncio.Future[None]:
-        """Keep a Flash 8 solo result (fewer cards left is better)."""
+        """Keep a Flash 8 solo result (fewer cards left is better) of ``player`` (a name),
+        whose identity's user id is ``player_id``."""
         return self._execute(
-            "INSERT INTO high_scores (player, score, rank, room, at) VALUES ($1, $2, $3, $4, $5)",
+            "INSERT INTO high_scores (player, score, rank, room, at, player_id)"
+            " VALUES ($1, $2, $3, $4, $5, $6)",
             player,
             score,
             rank,
             room,
             at,
+            player_id,
         )
+
+    # -- players: accounts, sessions, ratings, results (:mod:`server.playerrows`) ---------------
+
+    def save_account(self, account: AccountRow) -> asyncio.Future[None]:
+        """Keep a claimed name and mark its identity claimed and named so, together; the
+        future fails (``asyncpg.UniqueViolationError``) when the name, folded, is taken or the
+        identity holds an account already."""
+
+        async def write(connection: asyncpg.Connection) -> None:
+            async with connection.transaction():
+                await connection.execute(
+                    pr.numbered(pr.INSERT_ACCOUNT),
+                    account.key,
+                    account.name,
+                    account.identity,
+                    account.password,
+                    account.created,
+                )
+                await connection.execute(
+                    pr.numbered(pr.MARK_CLAIMED), account.name, account.identity, account.identity
+                )
+
+        return self._submit(write)
+
+    def claim_identity(self, token_hash: str, name: str, at: float) -> asyncio.Future[None]:
+        """Keep an identity an outside provider vouches for: claimed (never forgotten)."""
+        return self._execute(
+            "INSERT INTO identities (token_hash, name, created, last_seen, claimed)"
+            " VALUES ($1, $2, $3, $3, TRUE) ON CONFLICT (token_hash) DO UPDATE SET"
+            " name = $2, last_seen = $3, claimed = TRUE",
+            token_hash,
+            name,
+            at,
+        )
+
+    def save_session(self, session: SessionRow) -> asyncio.Future[None]:
+        return self._execute(pr.numbered(pr.INSERT_SESSION), *attrs.astuple(session))
+
+    def touch_session(self, token_hash: str, at: float) -> asyncio.Future[None]:
+        return self._execute(
+            "UPDATE sessions SET last_seen = $1 WHERE token_hash = $2", at, token_hash
+        )
+
+    def delete_sessions(
+        self, identity: str, token_hashes: Sequence[str] | None = None
+    ) -> asyncio.Future[None]:
+        """Revoke the identity's sessions with those token hashes (every one: ``None``)."""
+        if token_hashes is None:
+            return self._execute("DELETE FROM sessions WHERE identity = $1", identity)
+        return self._execute(
+            "DELETE FROM sessions WHERE identity = $1 AND token_hash = ANY($2)",
+            identity,
+            list(token_hashes),
+        )
+
+    def _many(self, sql: str, rows: list[tuple[Any, ...]]) -> asyncio.Future[None]:
+        async def write(connection: asyncpg.Connection) -> None:
+            if rows:
+                await connection.executemany(pr.numbered(sql), rows)
+
+        return self._submit(write)
+
+    def save_ratings(self, rows: Sequence[RatingRow]) -> asyncio.Future[None]:
+        """Keep ratings (replacing each player's in that game and pool), all or none."""
+        return self._many(pr.UPSERT_RATING, [attrs.astuple(row) for row in rows])
+
+    def add_results(self, rows: Sequence[ResultRow]) -> asyncio.Future[None]:
+        """Keep a finished game's results (a room's are kept once)."""
+        return self._many(pr.INSERT_RESULT, [pr.result_values(row) for row in rows])
 
     def ban(self, kind: str, value: str, reason: str, at: float) -> asyncio.Future[None]:
         """Keep a ban of an identity or an address; banning again replaces reason and time."""
@@ -664,17 +744,61 @@ class PostgresStore:
         return None if name is None else str(name)
 
     async def get_high_scores(
-        self, player: str | None = None, limit: int = 10
+        self, player: str | None = None, limit: int = 10, player_id: str | None = None
     ) -> list[dict[str, Any]]:
-        """Best Flash 8 solo scores (lowest first), for one player or everyone."""
-        sql = "SELECT player, score, rank, room, at FROM high_scores"
-        if player is not None:
-            rows = await self.pool.fetch(
-                sql + " WHERE player = $1 ORDER BY score, at LIMIT $2", player, limit
-            )
-        else:
-            rows = await self.pool.fetch(sql + " ORDER BY score, at LIMIT $1", limit)
-        return [dict(row) for row in rows]
+        """Best Flash 8 solo scores (lowest first), for one player (by name, or by user id:
+        an account's) or everyone."""
+        sql, params = pr.high_scores_query(player, player_id, limit)
+        return [dict(row) for row in await self.pool.fetch(pr.numbered(sql), *params)]
+
+    async def get_account(self, key: str) -> AccountRow | None:
+        row = await self.pool.fetchrow(
+            "SELECT name_key, name, identity, password, created FROM accounts WHERE name_key = $1",
+            key,
+        )
+        return None if row is None else AccountRow(*row.values())
+
+    async def get_account_of(self, identity: str) -> AccountRow | None:
+        row = await self.pool.fetchrow(
+            "SELECT name_key, name, identity, password, created FROM accounts WHERE identity = $1",
+            identity,
+        )
+        return None if row is None else AccountRow(*row.values())
+
+    async def get_identity_claimed(self, token_hash: str) -> bool | None:
+        claimed = await self.pool.fetchval(
+            "SELECT claimed FROM identities WHERE token_hash = $1", token_hash
+        )
+        return None if claimed is None else bool(claimed)
+
+    async def get_session(self, token_hash: str) -> SessionRow | None:
+        row = await self.pool.fetchrow(
+            f"SELECT {', '.join(pr.SESSION_COLUMNS)} FROM sessions WHERE token_hash = $1",
+            token_hash,
+        )
+        return None if row is None else SessionRow(*row.values())
+
+    async def get_sessions(self, identity: str) -> list[SessionRow]:
+        rows = await self.pool.fetch(
+            f"SELECT {', '.join(pr.SESSION_COLUMNS)} FROM sessions WHERE identity = $1"
+            " ORDER BY created, token_hash",
+            identity,
+        )
+        return [SessionRow(*row.values()) for row in rows]
+
+    async def get_ratings(
+        self, game: str | None = None, pool: str | None = None, player: str | None = None
+    ) -> list[RatingRow]:
+        sql, params = pr.ratings_query(game, pool, player)
+        return [
+            RatingRow(*row.values()) for row in await self.pool.fetch(pr.numbered(sql), *params)
+        ]
+
+    async def get_results(
+        self, player: str | None = None, rated: bool | None = None, limit: int | None = None
+    ) -> list[ResultRow]:
+        sql, params = pr.results_query(player, rated, limit)
+        return [pr.result_row(row) for row in await self.pool.fetch(pr.numbered(sql), *params)]
 
     async def get_bans(self) -> list[Ban]:
         """Every ban, oldest first."""

@@ -123,6 +123,9 @@ def log_document(row: RoomRow, records: list[Record]) -> dict[str, Any]:
         "created": row.created,
         "started": row.started,
         "finished": row.finished,
+        # How the ratings counted the game (version 5 servers; absent before): its pool,
+        # whether it was rated, and the seats that counted as last.
+        "rating": row.meta.get("rating"),
         "records": [
             {
                 "seq": r.seq,

@@ -50,7 +50,7 @@ from protocol.messages import (
     RoomUpdate,
     Snapshot,
 )
-from protocol.versions import OPERATOR_VERSION
+from protocol.versions import ACCOUNTS_VERSION, OPERATOR_VERSION
 from server.batch import QueuedAct, Step, decide_batch, make_step
 from server.chat import Chat
 from server.config import Settings
@@ -59,11 +59,12 @@ from server.fanout import Fanout, Viewer
 from server.logs import room_closed, seat_kicked
 from server.mailbox import Delivery, Mailbox, Work
 from server.metrics import Metrics
+from server.ratings import pool_of, without_ratings
 from server.resume import plan_resume
 from server.seats import Seat, check_start, join_kind, seat_of, seat_specs
 from server.store import AppendRefused, Fenced, Record, RoomRow
 
-__all__ = ["Peer", "Room", "RoomBots", "RoomHost", "RoomStore"]
+__all__ = ["Peer", "Room", "RoomBots", "RoomHost", "RoomStore", "speaks"]
 
 log = structlog.get_logger("lumin.room")
 
@@ -193,6 +194,8 @@ class Room:
         self.stepped_at: float = row.started or 0.0
         self.finished = row.finished
         self.meta: dict[str, Any] = dict(row.meta)
+        #: The seats that count as last once the game has ended (left, or away past grace).
+        self.forfeits: list[int] = []
         self.touched = time.time()
         #: The creator's address, for the per-address cap on open rooms (memory only: after a
         #: restart rooms count against their host identity alone).
@@ -346,8 +349,14 @@ class Room:
     def summary(self) -> RoomSummary:
         """What the lobby shows of this room."""
         connected = {peer.user for peer in self.peers}
+        ratings = getattr(self.hub, "ratings", None)
+        pool = pool_of(self.game.id, self.options, len(self.seats))
         seats = tuple(
-            seat.info(n, seat.kind == "bot" or (seat.user is not None and seat.user in connected))
+            seat.info(
+                n,
+                seat.kind == "bot" or (seat.user is not None and seat.user in connected),
+                None if ratings is None else ratings.shown(seat.user, self.game.id, pool),
+            )
             for n, seat in enumerate(self.seats)
         )
         return RoomSummary(
@@ -393,9 +402,13 @@ class Room:
         if self.closed:
             return
         self._updated = time.monotonic()
-        frame = encode(RoomUpdate(info=self.summary()))
+        info = self.summary()
+        frame = encode(RoomUpdate(info=info))
+        older = frame
+        if any(seat.rating is not None for seat in info.seats):  # version 5's field, for it only
+            older = encode(RoomUpdate(info=without_ratings(info)))
         for peer in self.peers:
-            peer.send_frame(frame)
+            peer.send_frame(frame if speaks(peer, ACCOUNTS_VERSION) else older)
 
     def _persist_seats(self) -> None:
         self.hub.store.update_room(
@@ -461,6 +474,10 @@ class Room:
         if seat is not None and self.status == "waiting":
             self._free(seat)
         elif seat is not None:
+            if self.status == "playing" and seat not in self.meta.get("left", ()):
+                # Left on purpose: the seat counts as last in the ratings.
+                self.meta["left"] = [*self.meta.get("left", ()), seat]
+                self.hub.store.update_room(self.id, epoch=self.lease_epoch, meta=self.meta)
             self.disconnected(peer.user, seat)
         self._changed()
 
@@ -539,8 +556,9 @@ class Room:
         self.status = "playing"
         self.started = self.stepped_at = time.time()
         self._deal()
+        self.meta["bots_at_start"] = sum(seat.kind == "bot" for seat in self.seats)
         self.hub.store.update_room(
-            self.id, epoch=self.lease_epoch, status="playing", started=self.started
+            self.id, epoch=self.lease_epoch, status="playing", started=self.started, meta=self.meta
         )
         for other, viewer in self.peers.items():
             self._send_snapshot(other, viewer)
@@ -725,6 +743,7 @@ class Room:
         self.finished = time.time()
         outcome = self.game.outcome(self.state)
         assert outcome is not None
+        self.forfeits = sorted(set(self.meta.get("left", ())) | self._stand_ins())
         self.hub.store.update_room(
             self.id, epoch=self.lease_epoch, status="finished", finished=self.finished
         )
@@ -756,6 +775,15 @@ class Room:
         )
         self.hub.game_finished(self, outcome)
         self._changed()
+
+    def changed_ratings(self) -> None:
+        """The seats' ratings changed (a rated game ended): tell the viewers and the lobby."""
+        if not self.closed:
+            self._changed()
+
+    def _stand_ins(self) -> set[int]:
+        stand_ins = getattr(self.hub.bots, "stand_ins", None)
+        return set() if stand_ins is None else set(stand_ins(self))
 
     # -- views and deltas -----------------------------------------------------------------------
 

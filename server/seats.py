@@ -33,8 +33,9 @@ class Seat:
     def to_wire(self) -> dict[str, Any]:
         return attrs.asdict(self)
 
-    def info(self, n: int, connected: bool) -> SeatInfo:
-        """The lobby's view of this seat, as seat ``n``."""
+    def info(self, n: int, connected: bool, rating: float | None = None) -> SeatInfo:
+        """The lobby's view of this seat, as seat ``n`` (with its person's shown
+        ``rating``)."""
         return SeatInfo(
             seat=n,
             kind=self.kind,  # type: ignore[arg-type]
@@ -44,6 +45,7 @@ class Seat:
             choices=self.choices,
             ready=self.ready,
             connected=connected,
+            rating=rating if self.kind == "human" else None,
         )
 
     @classmethod

@@ -46,6 +46,9 @@ from typing import Any, Protocol
 import attrs
 import msgpack
 
+from server import playerrows as pr
+from server.playerrows import AccountRow, RatingRow, ResultRow, SessionRow
+
 __all__ = [
     "BAN_KINDS",
     "DURABILITY_MODES",
@@ -74,8 +77,10 @@ DURABILITY_MODES = ("process", "fsync")
 #: The SQLite file's schema version (``PRAGMA user_version``). Version 0 is a file written
 #: before versions existed (its log in runs, or older still in one row per record); opening
 #: it migrates it (:data:`_MIGRATIONS`). Version 2 adds ``bans``; version 3 an identity's
-#: ``last_seen`` and ``claimed``.
-SCHEMA_VERSION = 3
+#: ``last_seen`` and ``claimed``; version 4
+#: accounts, sessions, ratings, results and a high score's player id
+#: (:mod:`server.playerrows`).
+SCHEMA_VERSION = 4
 
 #: What a ban names: a person (their identity's user id) or a client address.
 BAN_KINDS = ("identity", "address")
@@ -256,8 +261,36 @@ class Store(Protocol):
         ...
 
     def add_high_score(
-        self, player: str, score: int, rank: str, room: str, at: float
+        self, player: str, score: int, rank: str, room: str, at: float, player_id: str | None = None
     ) -> asyncio.Future[None]: ...
+
+    def save_account(self, account: AccountRow) -> asyncio.Future[None]:
+        """Keep a claimed name and mark its identity claimed and named so, together; fails
+        when the folded name (or the identity) has an account already, claiming nothing."""
+        ...
+
+    def claim_identity(self, token_hash: str, name: str, at: float) -> asyncio.Future[None]:
+        """Keep an identity an outside provider vouches for, claimed (never forgotten)."""
+        ...
+
+    def save_session(self, session: SessionRow) -> asyncio.Future[None]: ...
+
+    def touch_session(self, token_hash: str, at: float) -> asyncio.Future[None]: ...
+
+    def delete_sessions(
+        self, identity: str, token_hashes: Sequence[str] | None = None
+    ) -> asyncio.Future[None]:
+        """Revoke the identity's sessions with those token hashes (every one: ``None``)."""
+        ...
+
+    def save_ratings(self, rows: Sequence[RatingRow]) -> asyncio.Future[None]:
+        """Keep ratings, replacing each player's in that game and pool; all or none."""
+        ...
+
+    def add_results(self, rows: Sequence[ResultRow]) -> asyncio.Future[None]:
+        """Keep a finished game's results (a room's are kept once). Rooms with a rated
+        result are exempt from :meth:`delete_ended_before`."""
+        ...
 
     def ban(self, kind: str, value: str, reason: str, at: float) -> asyncio.Future[None]:
         """Keep a ban of an identity or an address (``kind``, :data:`BAN_KINDS`; another kind
@@ -292,13 +325,43 @@ class Store(Protocol):
         ...
 
     async def get_high_scores(
-        self, player: str | None = None, limit: int = 10
+        self, player: str | None = None, limit: int = 10, player_id: str | None = None
     ) -> list[dict[str, Any]]:
-        """Best Flash 8 solo scores (fewest cards left first), of one player or everyone."""
+        """Best Flash 8 solo scores (fewest cards left first), of one player (by name, or by
+        user id: an account's) or everyone."""
         ...
 
     async def get_bans(self) -> list[Ban]:
         """Every ban, oldest first."""
+        ...
+
+    async def get_account(self, key: str) -> AccountRow | None:
+        """The account of a folded name (:func:`server.accounts.name_key`), or ``None``."""
+        ...
+
+    async def get_account_of(self, identity: str) -> AccountRow | None: ...
+
+    async def get_identity_claimed(self, token_hash: str) -> bool | None:
+        """Whether the identity is claimed; ``None`` for an unknown token hash."""
+        ...
+
+    async def get_session(self, token_hash: str) -> SessionRow | None: ...
+
+    async def get_sessions(self, identity: str) -> list[SessionRow]:
+        """The identity's sessions, oldest first."""
+        ...
+
+    async def get_ratings(
+        self, game: str | None = None, pool: str | None = None, player: str | None = None
+    ) -> list[RatingRow]:
+        """Ratings of a game, pool or player (any of them), best shown rating first."""
+        ...
+
+    async def get_results(
+        self, player: str | None = None, rated: bool | None = None, limit: int | None = None
+    ) -> list[ResultRow]:
+        """Results of one player (newest first) or everyone (oldest first: the order ratings
+        are recomputed in), rated games' only with ``rated``."""
         ...
 
 
@@ -479,12 +542,59 @@ class EventStore:
         return self.identity(token_hash)
 
     async def get_high_scores(
-        self, player: str | None = None, limit: int = 10
+        self, player: str | None = None, limit: int = 10, player_id: str | None = None
     ) -> list[dict[str, Any]]:
-        return self.high_scores(player, limit)
+        return self.high_scores(player, limit, player_id)
 
     async def get_bans(self) -> list[Ban]:
         return self.bans()
+
+    async def get_account(self, key: str) -> AccountRow | None:
+        row = self._reader.execute(
+            "SELECT name_key, name, identity, password, created FROM accounts WHERE name_key = ?",
+            (key,),
+        ).fetchone()
+        return None if row is None else AccountRow(*row)
+
+    async def get_account_of(self, identity: str) -> AccountRow | None:
+        row = self._reader.execute(
+            "SELECT name_key, name, identity, password, created FROM accounts WHERE identity = ?",
+            (identity,),
+        ).fetchone()
+        return None if row is None else AccountRow(*row)
+
+    async def get_identity_claimed(self, token_hash: str) -> bool | None:
+        row = self._reader.execute(
+            "SELECT claimed FROM identities WHERE token_hash = ?", (token_hash,)
+        ).fetchone()
+        return None if row is None else bool(row[0])
+
+    async def get_session(self, token_hash: str) -> SessionRow | None:
+        row = self._reader.execute(
+            f"SELECT {', '.join(pr.SESSION_COLUMNS)} FROM sessions WHERE token_hash = ?",
+            (token_hash,),
+        ).fetchone()
+        return None if row is None else SessionRow(*row)
+
+    async def get_sessions(self, identity: str) -> list[SessionRow]:
+        rows = self._reader.execute(
+            f"SELECT {', '.join(pr.SESSION_COLUMNS)} FROM sessions WHERE identity = ?"
+            " ORDER BY created, token_hash",
+            (identity,),
+        )
+        return [SessionRow(*row) for row in rows]
+
+    async def get_ratings(
+        self, game: str | None = None, pool: str | None = None, player: str | None = None
+    ) -> list[RatingRow]:
+        sql, params = pr.ratings_query(game, pool, player)
+        return [RatingRow(*row) for row in self._reader.execute(sql, params)]
+
+    async def get_results(
+        self, player: str | None = None, rated: bool | None = None, limit: int | None = None
+    ) -> list[ResultRow]:
+        sql, params = pr.results_query(player, rated, limit)
+        return [pr.result_row(row) for row in self._reader.execute(sql, params)]
 
     # -- writing --------------------------------------------------------------------------------
 
@@ -624,7 +734,9 @@ class EventStore:
             "SELECT id FROM rooms"
             " WHERE status IN ('finished', 'expired', 'abandoned', 'aborted', 'failed')"
             " AND COALESCE(finished, created) < ?"
+            f" AND id NOT IN ({_RATED_ROOMS})"
         )
+        self._submit(f"DELETE FROM results WHERE room IN ({ended})", (cutoff,))
         self._submit(f"DELETE FROM runs WHERE room IN ({ended})", (cutoff,))
         return self._submit(f"DELETE FROM rooms WHERE id IN ({ended})", (cutoff,))
 
@@ -648,13 +760,64 @@ class EventStore:
         return self._submit("DELETE FROM identities WHERE claimed = 0 AND last_seen < ?", (cutoff,))
 
     def add_high_score(
-        self, player: str, score: int, rank: str, room: str, at: float
+        self, player: str, score: int, rank: str, room: str, at: float, player_id: str | None = None
     ) -> asyncio.Future[None]:
-        """Keep a Flash 8 solo result (fewer cards left is better)."""
+        """Keep a Flash 8 solo result (fewer cards left is better) of ``player`` (a name),
+        whose identity's user id is ``player_id``."""
         return self._submit(
-            "INSERT INTO high_scores (player, score, rank, room, at) VALUES (?, ?, ?, ?, ?)",
-            (player, score, rank, room, at),
+            "INSERT INTO high_scores (player, score, rank, room, at, player_id)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            (player, score, rank, room, at, player_id),
         )
+
+    # -- players: accounts, sessions, ratings, results (:mod:`server.playerrows`) ---------------
+
+    def save_account(self, account: AccountRow) -> asyncio.Future[None]:
+        """Keep a claimed name and mark its identity claimed (kept for ever) and named so;
+        the future fails (``sqlite3.IntegrityError``) when the name, folded, is taken or the
+        identity holds an account already."""
+        future = self._submit(
+            pr.INSERT_ACCOUNT,
+            (account.key, account.name, account.identity, account.password, account.created),
+        )
+        self._submit(pr.MARK_CLAIMED, (account.name, account.identity, account.identity))
+        return future
+
+    def claim_identity(self, token_hash: str, name: str, at: float) -> asyncio.Future[None]:
+        """Keep an identity an outside provider vouches for: claimed (never forgotten)."""
+        return self._submit(
+            "INSERT INTO identities (token_hash, name, created, last_seen, claimed)"
+            " VALUES (?, ?, ?, ?, 1) ON CONFLICT (token_hash) DO UPDATE SET"
+            " name = excluded.name, last_seen = excluded.last_seen, claimed = 1",
+            (token_hash, name, at, at),
+        )
+
+    def save_session(self, session: SessionRow) -> asyncio.Future[None]:
+        return self._submit(pr.INSERT_SESSION, attrs.astuple(session))
+
+    def touch_session(self, token_hash: str, at: float) -> asyncio.Future[None]:
+        return self._submit(
+            "UPDATE sessions SET last_seen = ? WHERE token_hash = ?", (at, token_hash)
+        )
+
+    def delete_sessions(
+        self, identity: str, token_hashes: Sequence[str] | None = None
+    ) -> asyncio.Future[None]:
+        """Revoke the identity's sessions with those token hashes (every one: ``None``)."""
+        if token_hashes is None:
+            return self._submit("DELETE FROM sessions WHERE identity = ?", (identity,))
+        return self._submit(
+            "DELETE FROM sessions WHERE identity = ? AND token_hash = ?",
+            [(identity, token_hash) for token_hash in token_hashes],
+        )
+
+    def save_ratings(self, rows: Sequence[RatingRow]) -> asyncio.Future[None]:
+        """Keep ratings (replacing each player's in that game and pool), all or none."""
+        return self._submit(pr.UPSERT_RATING, [attrs.astuple(row) for row in rows])
+
+    def add_results(self, rows: Sequence[ResultRow]) -> asyncio.Future[None]:
+        """Keep a finished game's results (a room's are kept once)."""
+        return self._submit(pr.INSERT_RESULT, [pr.result_values(row) for row in rows])
 
     def ban(self, kind: str, value: str, reason: str, at: float) -> asyncio.Future[None]:
         """Keep a ban of an identity or an address; banning again replaces reason and time."""
@@ -734,16 +897,14 @@ class EventStore:
         ).fetchone()
         return None if row is None else str(row[0])
 
-    def high_scores(self, player: str | None = None, limit: int = 10) -> list[dict[str, Any]]:
-        """Best Flash 8 solo scores (lowest first), for one player or everyone."""
-        sql = "SELECT player, score, rank, room, at FROM high_scores"
-        params: tuple[Any, ...] = ()
-        if player is not None:
-            sql += " WHERE player = ?"
-            params = (player,)
-        rows = self._reader.execute(sql + " ORDER BY score, at LIMIT ?", (*params, limit))
-        keys = ("player", "score", "rank", "room", "at")
-        return [dict(zip(keys, row, strict=True)) for row in rows]
+    def high_scores(
+        self, player: str | None = None, limit: int = 10, player_id: str | None = None
+    ) -> list[dict[str, Any]]:
+        """Best Flash 8 solo scores (lowest first), for one player (by name, or by user id:
+        an account's) or everyone."""
+        sql, params = pr.high_scores_query(player, player_id, limit)
+        rows = self._reader.execute(sql, params)
+        return [dict(zip(pr.HIGH_SCORE_KEYS, row, strict=True)) for row in rows]
 
     def bans(self) -> list[Ban]:
         """Every ban, oldest first."""
@@ -903,9 +1064,24 @@ def _version_3(connection: sqlite3.Connection) -> None:
     connection.execute("CREATE INDEX identities_unseen ON identities (last_seen) WHERE claimed = 0")
 
 
+def _version_4(connection: sqlite3.Connection) -> None:
+    """Version 3 to 4: accounts, sessions, ratings and results (:data:`server.playerrows.SCHEMA`),
+    and a Flash 8 solo high score's ``player_id`` (none for those kept before)."""
+    for statement in pr.schema(postgres=False):
+        connection.execute(statement)
+
+
+#: Rated games' rooms: retention keeps them, so every rating can be recomputed from the logs.
+_RATED_ROOMS = "SELECT room FROM results WHERE rated"
+
 #: The step from each version to the next: ``_MIGRATIONS[v]`` turns version ``v`` into
 #: ``v + 1``, inside the transaction :meth:`EventStore._upgrade` opens.
-_MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_version_1, _version_2, _version_3]
+_MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
+    _version_1,
+    _version_2,
+    _version_3,
+    _version_4,
+]
 
 
 def run_bounds(records: Sequence[Record]) -> tuple[int, int]:

@@ -22,16 +22,28 @@ from protocol.messages import (
     LimitsInfo,
     OptionInfo,
     OutcomeInfo,
+    RatingChange,
     RoomSummary,
     SeatChoice,
     SeatInfo,
+    SessionInfo,
 )
 
 DOC = (Path(__file__).resolve().parents[2] / "docs" / "protocol.md").read_text()
 
 STRUCTURES: dict[str, type[Any]] = {
     cls.__name__: cls
-    for cls in (SeatChoice, SeatInfo, RoomSummary, OutcomeInfo, OptionInfo, GameInfo, LimitsInfo)
+    for cls in (
+        SeatChoice,
+        SeatInfo,
+        RoomSummary,
+        OutcomeInfo,
+        OptionInfo,
+        GameInfo,
+        LimitsInfo,
+        SessionInfo,
+        RatingChange,
+    )
 }
 
 

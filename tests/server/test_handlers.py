@@ -14,6 +14,7 @@ from protocol.codec import decode, encode
 from protocol.connection import ServerConnection
 from protocol.messages import (
     Act,
+    Bye,
     CommandRejected,
     CreateRoom,
     Error,
@@ -56,6 +57,12 @@ class StandIn:
     rooms: dict[str, Room] = attrs.field(factory=dict)
     replays: dict[str, Replay] = attrs.field(factory=dict)
     sent: list[Message] = attrs.field(factory=list)
+    identity: str = ""
+    token: str = ""
+    session_hash: str | None = None
+
+    def signed_out(self) -> None:
+        self.sent.append(Bye(code="signed_out"))
 
     def send(self, message: Message) -> None:
         self.sent.append(message)

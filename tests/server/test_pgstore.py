@@ -12,6 +12,7 @@ import asyncpg
 import pytest
 
 from server.pgstore import _FENCED_APPEND, _MIGRATIONS, SCHEMA_VERSION, PostgresStore
+from server.playerrows import RatingRow
 from server.store import AppendRefused, Ban, Fenced, pack_run
 from tests.server.test_store_contract import record, reset_postgres, row
 
@@ -167,9 +168,14 @@ async def test_every_older_schema_version_migrates_to_the_newest(
                 " created) VALUES ('r1', 'flip_over_frog', '{}', '[]', '\\x00', '\\x01', 'c',"
                 " 'playing', 1.0)"
             )
-            await connection.execute(
-                "INSERT INTO identities (token_hash, name, created) VALUES ('h', 'Ada', 1.0)"
-            )
+            if version >= 4:  # last_seen is that version's: a guest's is when it was last seen
+                await connection.execute(
+                    "INSERT INTO identities VALUES ('h', 'Ada', 1.0, 1.0, FALSE)"
+                )
+            else:
+                await connection.execute(
+                    "INSERT INTO identities (token_hash, name, created) VALUES ('h', 'Ada', 1.0)"
+                )
         if version >= 3:
             await connection.execute(
                 "INSERT INTO bans VALUES ('address', '203.0.113.9', 'flood', 5.0)"
@@ -197,6 +203,12 @@ async def test_every_older_schema_version_migrates_to_the_newest(
         await store.delete_guests_unseen_before(100.0)
         assert await store.get_identity("h") is None
         assert (await store.get_identity("h4") == "Bea") is (version >= 4), "claimed: kept"
+        # Version 5's tables take what they keep.
+        rating = RatingRow("u1", "flip_over_frog", "standard", "Ada", 27.0, 7.0, 1, 9.0)
+        await store.save_ratings([rating])
+        assert await store.get_ratings("flip_over_frog") == [rating]
+        await store.add_high_score("Ada", 3, "gold", "r1", 9.0, player_id="u1")
+        assert [s["player_id"] for s in await store.get_high_scores(player_id="u1")] == ["u1"]
     finally:
         await store.aclose()
         await reset_postgres(postgres_url)

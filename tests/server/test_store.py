@@ -15,6 +15,7 @@ import msgpack
 import pytest
 
 import server.store as store_module
+from server.playerrows import RatingRow
 from server.store import _MIGRATIONS, SCHEMA_VERSION, Ban, EventStore, Record, RoomRow
 
 
@@ -275,7 +276,12 @@ async def test_every_older_schema_version_migrates_to_the_newest(
             "INSERT INTO rooms VALUES ('r1', 'flip_over_frog', '{}', '[]', x'00', x'01', 'c', 0,"
             " NULL, NULL, 'playing', 1.0, NULL, NULL, '{}')"
         )
-        old.execute("INSERT INTO identities (token_hash, name, created) VALUES ('h', 'Ada', 1.0)")
+        if version >= 3:  # last_seen is that version's: a guest's is when it was last seen
+            old.execute("INSERT INTO identities VALUES ('h', 'Ada', 1.0, 1.0, 0)")
+        else:
+            old.execute(
+                "INSERT INTO identities (token_hash, name, created) VALUES ('h', 'Ada', 1.0)"
+            )
     if version >= 2:
         old.execute("INSERT INTO bans VALUES ('address', '203.0.113.9', 'flood', 5.0)")
     if version >= 3:
@@ -298,6 +304,13 @@ async def test_every_older_schema_version_migrates_to_the_newest(
         await store.delete_guests_unseen_before(100.0)
         assert store.identity("h") is None
         assert (store.identity("h3") == "Bea") is (version >= 3), "claimed: kept"
+        # Version 4's tables take what they keep.
+        await store.save_ratings(
+            [RatingRow("u1", "flip_over_frog", "standard", "Ada", 27.0, 7.0, 1, 9.0)]
+        )
+        assert [r.mu for r in await store.get_ratings("flip_over_frog")] == [27.0]
+        await store.add_high_score("Ada", 3, "gold", "r1", 9.0, player_id="u1")
+        assert [s["player_id"] for s in store.high_scores(player_id="u1")] == ["u1"]
     finally:
         store.close()
 

@@ -15,6 +15,7 @@ import pytest
 from server import pgstore
 from server import store as sqlite_store
 from server.pgstore import PostgresStore
+from server.playerrows import AccountRow, RatingRow, ResultRow, SessionRow
 from server.store import AppendRefused, Ban, EventStore, Record, RoomRow, SchemaTooNew, Store
 
 #: Each store's newest schema version.
@@ -250,7 +251,8 @@ async def test_identities_by_token_hash(store: Store) -> None:
 
 
 async def claim(store: Store, token_hash: str) -> None:
-    """Mark an identity claimed (an account's), as the accounts code will: straight in SQL."""
+    """Mark an identity claimed (an account's) with its own token as the account's first
+    session, as a claim does (``server.accounts``), without choosing a name or password."""
     if isinstance(store, EventStore):
         store._reader.execute(
             "UPDATE identities SET claimed = 1 WHERE token_hash = ?", (token_hash,)
@@ -260,6 +262,7 @@ async def claim(store: Store, token_hash: str) -> None:
         await store.pool.execute(
             "UPDATE identities SET claimed = TRUE WHERE token_hash = $1", token_hash
         )
+    await store.save_session(SessionRow(token_hash, token_hash, 1.0, 1.0, "claim"))
 
 
 async def test_guests_unseen_since_the_cutoff_are_forgotten_and_others_kept(
@@ -297,7 +300,14 @@ async def test_high_scores_fewest_cards_first(store: Store) -> None:
         ("Ada", 2, "r3"),
         ("Ada", 5, "r1"),
     ]
-    assert best[0] == {"player": "Bea", "score": 2, "rank": "gold", "room": "r2", "at": 2.0}
+    assert best[0] == {
+        "player": "Bea",
+        "score": 2,
+        "rank": "gold",
+        "room": "r2",
+        "at": 2.0,
+        "player_id": None,
+    }
     assert [s["room"] for s in await store.get_high_scores("Ada", limit=1)] == ["r3"]
 
 
@@ -385,3 +395,50 @@ async def test_a_probe_fails_once_the_store_takes_no_writes(store: Store) -> Non
     with pytest.raises(Exception):  # noqa: B017 - each store fails in its own words
         await store.probe()
     await store.open()  # the fixture closes it again
+
+
+async def test_an_account_claims_its_identity_and_its_folded_name_once(store: Store) -> None:
+    await store.save_identity("h1", "Ada", 1.0)
+    await store.save_identity("h2", "Eve", 1.0)
+    await store.save_account(AccountRow("ada", "Ada", "h1", "argon2-hash", 2.0))
+    assert await store.get_account("ada") == AccountRow("ada", "Ada", "h1", "argon2-hash", 2.0)
+    assert await store.get_account_of("h1") == await store.get_account("ada")
+    assert await store.get_identity_claimed("h1") is True
+    with pytest.raises(Exception, match=r"(?i)unique"):  # the folded name is the key
+        await store.save_account(AccountRow("ada", "ADA", "h2", "other-hash", 3.0))
+    assert await store.get_identity_claimed("h2") is False, "a failed claim claims nothing"
+    assert await store.get_account_of("h2") is None
+    await store.delete_guests_unseen_before(100.0)
+    assert await store.get_identity("h1") == "Ada" and await store.get_identity("h2") is None
+
+
+async def test_sessions_are_kept_listed_and_revoked(store: Store) -> None:
+    for n, token_hash in enumerate(("s1", "s2", "s3")):
+        await store.save_session(SessionRow(token_hash, "h1", float(n), float(n), "sign_in"))
+    await store.save_session(SessionRow("t1", "h9", 1.0, 1.0))
+    await store.touch_session("s2", 9.0)
+    assert [s.token_hash for s in await store.get_sessions("h1")] == ["s1", "s2", "s3"]
+    assert (await store.get_session("s2")).last_seen == 9.0
+    await store.delete_sessions("h1", ["s2", "t1"])  # another identity's session stays
+    assert [s.token_hash for s in await store.get_sessions("h1")] == ["s1", "s3"]
+    await store.delete_sessions("h1")
+    assert await store.get_sessions("h1") == [] and await store.get_session("t1") is not None
+
+
+async def test_ratings_are_replaced_and_rated_games_outlive_retention(store: Store) -> None:
+    first = RatingRow("u1", "neon_hex", "2p", "Ada", 25.0, 8.0, 1, 1.0)
+    await store.save_ratings([first, RatingRow("u2", "neon_hex", "2p", "Bea", 27.0, 7.0, 1, 1.0)])
+    await store.save_ratings([RatingRow("u1", "neon_hex", "2p", "Ada", 30.0, 6.0, 2, 2.0)])
+    board = await store.get_ratings("neon_hex", "2p")
+    assert [(r.player, r.mu, r.games) for r in board] == [("u1", 30.0, 2), ("u2", 27.0, 1)]
+    assert await store.get_ratings(player="u2") == [board[1]]
+    for room, rated in (("rated", True), ("casual", False)):
+        await store.create_room(row(room, "finished", finished=5.0))
+        await store.add_results(
+            [ResultRow(room, 0, "u1", "Ada", "neon_hex", "2p", 1, False, 5.0, rated, 0.0, 1.5)]
+        )
+    assert [r.room for r in await store.get_results(rated=True)] == ["rated"]
+    await store.delete_ended_before(10.0)
+    assert await store.get_room("rated") is not None, "a rated game's log is kept"
+    assert await store.get_room("casual") is None
+    assert [r.room for r in await store.get_results("u1")] == ["rated"]

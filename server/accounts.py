@@ -1,0 +1,215 @@
+"""Accounts: a guest claims a name with a password, signs in from other connections, and lists
+or revokes the account's sessions; and the identity behind a ``hello``'s token.
+
+A guest's identity is the SHA-256 of its secret token (its user id is ``u`` and the hash's
+first 16 hex digits). Claiming a name keeps that identity (its seats, results and ratings)
+and makes it an account's: the store marks it claimed (kept for ever) and the token that
+claimed it becomes the account's first *session*. Each sign-in makes another session: a new
+secret token whose hash the store maps to the account's identity. A claimed identity's token
+is good only while its session is kept, so revoking a session refuses its token from then on.
+
+Names are compared folded (:func:`name_key`: Unicode NFKC, case-folded, spaces collapsed), so
+``Ada``, ``ADA`` and a full-width ``Ada`` are one name. Passwords are kept as Argon2id hashes
+(argon2-cffi's defaults), hashed and checked on a worker thread so the event loop never waits
+for them. Sign-in attempts draw on two token buckets, one per folded name and one per client
+address (:class:`server.limits.Buckets`): a name's owner cannot be locked out for long, and
+one address cannot try many names.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import re
+import secrets
+import time
+import unicodedata
+
+import argon2
+import attrs
+
+from protocol.errors import ErrorCode
+from server.errors import Refused
+from server.limits import Buckets
+from server.playerrows import AccountRow, SessionRow
+from server.store import Store
+
+__all__ = [
+    "MAX_NAME",
+    "MIN_PASSWORD",
+    "Accounts",
+    "Identity",
+    "digest",
+    "name_key",
+    "session_id",
+    "user_id",
+]
+
+#: Characters of a claimed name at most (after trimming).
+MAX_NAME = 24
+#: Characters a password has at least, and at most (so hashing one costs a bounded time).
+MIN_PASSWORD = 8
+MAX_PASSWORD = 256
+#: Sign-in attempts per folded name: a burst, then one per this many seconds.
+NAME_BURST, NAME_EVERY = 5, 12.0
+#: Sign-in attempts per client address: a burst, then one per this many seconds.
+ADDRESS_BURST, ADDRESS_EVERY = 20, 3.0
+
+
+def digest(token: str) -> str:
+    """The hex SHA-256 of a secret token: all the store keeps of it."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def user_id(identity: str) -> str:
+    """The public user id of the identity with token hash ``identity``."""
+    return "u" + identity[:16]
+
+
+def session_id(token_hash: str) -> str:
+    """A session's public id: its token hash's first 12 hex digits (never the token)."""
+    return token_hash[:12]
+
+
+def name_key(name: str) -> str:
+    """``name`` folded for comparison: NFKC, case-folded, inner spaces collapsed."""
+    return re.sub(r"\s+", " ", unicodedata.normalize("NFKC", name).casefold()).strip()
+
+
+def _check_name(name: str) -> str:
+    name = re.sub(r"\s+", " ", name).strip()
+    if not name or len(name) > MAX_NAME:
+        raise Refused(ErrorCode.BAD_FIELD, f"A name has 1 to {MAX_NAME} characters.")
+    if any(unicodedata.category(c).startswith("C") for c in name):
+        raise Refused(ErrorCode.BAD_FIELD, "A name has no control or invisible characters.")
+    return name
+
+
+def _check_password(password: str) -> None:
+    if not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
+        raise Refused(
+            ErrorCode.BAD_FIELD, f"A password has {MIN_PASSWORD} to {MAX_PASSWORD} characters."
+        )
+
+
+@attrs.frozen
+class Identity:
+    """Who a connection is: the identity's token hash, its user id, the secret token it may
+    say again, whether the token it said was known, the account's name (``None`` for a
+    guest) and the session's token hash (accounts' connections)."""
+
+    identity: str
+    token: str
+    known: bool
+    name: str | None = None
+    session: str | None = None
+
+    @property
+    def user(self) -> str:
+        return user_id(self.identity)
+
+
+class Accounts:
+    """Accounts kept in ``store``: see the module docstring."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.hasher = argon2.PasswordHasher()
+        self.by_name = Buckets(1 / NAME_EVERY, NAME_BURST)
+        self.by_address = Buckets(1 / ADDRESS_EVERY, ADDRESS_BURST)
+        #: A password's hash to check against when the name is unknown, so a sign-in takes as
+        #: long whether or not the name exists.
+        self._decoy = self.hasher.hash(secrets.token_hex(8))
+
+    async def session_identity(self, token_hash: str) -> str | None:
+        """The identity a session token stands for (``None``: no such session), noting its
+        use."""
+        session = await self.store.get_session(token_hash)
+        if session is None:
+            return None
+        now = time.time()
+        self.store.touch_session(token_hash, now)
+        self.store.touch_identity(session.identity, now)
+        return session.identity
+
+    async def claim(self, identity: str, token: str, name: str, password: str) -> AccountRow:
+        """Make ``identity`` (whose token is ``token``) the account of ``name``; ``name_taken``
+        when the name, folded, is claimed, ``bad_field`` when the identity has an account."""
+        name = _check_name(name)
+        _check_password(password)
+        if await self.store.get_account_of(identity) is not None:
+            raise Refused(ErrorCode.BAD_FIELD, "This identity has claimed a name already.")
+        key = name_key(name)
+        if await self.store.get_account(key) is not None:
+            raise Refused(ErrorCode.NAME_TAKEN, f"The name {name!r} is claimed by another player.")
+        hashed = await asyncio.to_thread(self.hasher.hash, password)
+        now = time.time()
+        account = AccountRow(key, name, identity, hashed, now)
+        try:
+            await self.store.save_account(account)
+        except Exception as error:  # the unique name (or identity) won a race with another claim
+            raise Refused(
+                ErrorCode.NAME_TAKEN, f"The name {name!r} is claimed by another player."
+            ) from error
+        # The claiming token is the account's first session (revocable like any other).
+        await self.store.save_session(SessionRow(digest(token), identity, now, now, "claim"))
+        return account
+
+    async def sign_in(
+        self, name: str, password: str, address: str, client: str
+    ) -> tuple[AccountRow, str]:
+        """The account of ``name`` and a new session token for it, if ``password`` is its
+        own; ``rate_limited`` past the attempts allowed, ``bad_credentials`` otherwise."""
+        key = name_key(name)
+        now = time.monotonic()
+        if not self.by_address.take(address, now):
+            raise Refused(
+                ErrorCode.RATE_LIMITED,
+                f"Too many sign-in attempts from {address}; try again in"
+                f" {self.by_address.wait(address, now):.0f} s.",
+            )
+        if not self.by_name.take(key, now):
+            raise Refused(
+                ErrorCode.RATE_LIMITED,
+                f"Too many sign-in attempts for this name; try again in"
+                f" {self.by_name.wait(key, now):.0f} s.",
+            )
+        account = await self.store.get_account(key)
+        hashed = account.password if account is not None else self._decoy
+        try:
+            await asyncio.to_thread(self.hasher.verify, hashed, password)
+        except argon2.exceptions.VerificationError:
+            account = None
+        except argon2.exceptions.InvalidHashError:
+            account = None
+        if account is None:
+            raise Refused(ErrorCode.BAD_CREDENTIALS, "That name and password do not match.")
+        token = secrets.token_urlsafe(24)
+        at = time.time()
+        await self.store.save_session(SessionRow(digest(token), account.identity, at, at, client))
+        return account, token
+
+    async def new_session(self, identity: str, client: str) -> str:
+        """A new session token for ``identity`` (an outside provider's person)."""
+        token = secrets.token_urlsafe(24)
+        at = time.time()
+        await self.store.save_session(SessionRow(digest(token), identity, at, at, client))
+        return token
+
+    async def sessions(self, identity: str) -> list[SessionRow]:
+        return await self.store.get_sessions(identity)
+
+    async def revoke(self, identity: str, session: str | None, keep: str | None) -> list[str]:
+        """Revoke the identity's session whose public id is ``session``, or every session but
+        ``keep`` (a token hash) when ``session`` is ``None``. Returns the revoked token hashes;
+        ``bad_field`` when no session of the identity has that id."""
+        rows = await self.store.get_sessions(identity)
+        if session is None:
+            gone = [row.token_hash for row in rows if row.token_hash != keep]
+        else:
+            gone = [row.token_hash for row in rows if session_id(row.token_hash) == session]
+            if not gone:
+                raise Refused(ErrorCode.BAD_FIELD, f"The account has no session {session!r}.")
+        if gone:
+            await self.store.delete_sessions(identity, gone)
+        return gone

@@ -1,0 +1,307 @@
+"""What both stores keep of players beyond their identities: accounts (claimed names),
+sessions, ratings and game results, as rows and as the SQL both stores run.
+
+The statements are written once, with ``?`` placeholders (SQLite's); the PostgreSQL store runs
+them through :func:`numbered`, which turns each ``?`` into ``$1``, ``$2``... Column names
+avoid words either database reserves (``player``, never ``user``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import attrs
+
+__all__ = [
+    "ACCOUNT_COLUMNS",
+    "HIGH_SCORE_KEYS",
+    "INSERT_ACCOUNT",
+    "INSERT_RESULT",
+    "INSERT_SESSION",
+    "MARK_CLAIMED",
+    "RESULT_COLUMNS",
+    "RESULT_SELECT",
+    "SCHEMA",
+    "SESSION_COLUMNS",
+    "UPSERT_RATING",
+    "AccountRow",
+    "RatingRow",
+    "ResultRow",
+    "SessionRow",
+    "high_scores_query",
+    "numbered",
+    "ratings_query",
+    "result_row",
+    "result_values",
+    "results_query",
+    "schema",
+]
+
+
+@attrs.frozen
+class AccountRow:
+    """A claimed name: its ``key`` (the name folded for comparison, unique), the name as
+    claimed, the identity (token hash) it belongs to, the password's Argon2 hash and when it
+    was claimed."""
+
+    key: str
+    name: str
+    identity: str
+    password: str
+    created: float
+
+
+@attrs.frozen
+class SessionRow:
+    """A signed-in session of an account: the hash of its secret token, the identity it
+    stands for, when it was made and last used, and the client that made it."""
+
+    token_hash: str
+    identity: str
+    created: float
+    last_seen: float
+    client: str = ""
+
+
+@attrs.frozen
+class RatingRow:
+    """A player's Weng-Lin rating in one game's pool: ``mu`` and ``sigma``, the rated games
+    it counts, the name last seen and when it last changed."""
+
+    player: str
+    game: str
+    pool: str
+    name: str
+    mu: float
+    sigma: float
+    games: int
+    updated: float
+
+    @property
+    def shown(self) -> float:
+        """The rating as players see it: the conservative ``mu - 3 sigma`` (openskill's
+        ordinal), rounded to two decimals."""
+        return round(self.mu - 3 * self.sigma, 2)
+
+
+@attrs.frozen
+class ResultRow:
+    """How one human seat of a finished game ended: the room, seat, player and name, the
+    game and rating pool (``None`` for a game no pool rates), the rank it counted as, whether
+    it counted as last for leaving, when the game finished, whether it was rated, and the
+    shown rating before and after (rated games only)."""
+
+    room: str
+    seat: int
+    player: str
+    name: str
+    game: str
+    pool: str | None
+    rank: int
+    forfeit: bool
+    finished: float
+    rated: bool
+    before: float | None = None
+    after: float | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return attrs.asdict(self)
+
+
+ACCOUNT_COLUMNS = ("key", "name", "identity", "password", "created")
+SESSION_COLUMNS = ("token_hash", "identity", "created", "last_seen", "client")
+RESULT_COLUMNS = (
+    "room", "seat", "player", "name", "game", "pool", "rank", "forfeit", "finished", "rated",
+    "before", "after",
+)  # fmt: skip
+
+INSERT_ACCOUNT = (
+    "INSERT INTO accounts (name_key, name, identity, password, created) VALUES (?, ?, ?, ?, ?)"
+)
+#: The identity of an account just inserted is claimed (kept for ever) and named as claimed;
+#: a failed insert (the name taken) leaves it a guest's.
+MARK_CLAIMED = (
+    "UPDATE identities SET claimed = TRUE, name = ? WHERE token_hash = ?"
+    " AND EXISTS (SELECT 1 FROM accounts WHERE identity = ?)"
+)
+INSERT_SESSION = (
+    "INSERT INTO sessions (token_hash, identity, created, last_seen, client) VALUES (?, ?, ?, ?, ?)"
+)
+UPSERT_RATING = (
+    "INSERT INTO ratings (player, game, pool, name, mu, sigma, games, updated)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+    " ON CONFLICT (player, game, pool) DO UPDATE SET name = excluded.name, mu = excluded.mu,"
+    " sigma = excluded.sigma, games = excluded.games, updated = excluded.updated"
+)
+INSERT_RESULT = (
+    "INSERT INTO results (room, seat, player, name, game, pool, rank, forfeit, finished, rated,"
+    " rating_before, rating_after) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    " ON CONFLICT (room, seat) DO NOTHING"
+)
+
+_PLACEHOLDER = re.compile(r"\?")
+
+
+def numbered(sql: str) -> str:
+    """``sql`` with its ``?`` placeholders numbered for PostgreSQL (``$1``, ``$2``...)."""
+    count = 0
+
+    def number(_: re.Match[str]) -> str:
+        nonlocal count
+        count += 1
+        return f"${count}"
+
+    return _PLACEHOLDER.sub(number, sql)
+
+
+def result_values(row: ResultRow) -> tuple[Any, ...]:
+    """A result's values in :data:`INSERT_RESULT` order."""
+    return tuple(getattr(row, name) for name in RESULT_COLUMNS)
+
+
+def result_row(values: Sequence[Any] | Mapping[str, Any]) -> ResultRow:
+    """A result read back, from its columns in :data:`RESULT_COLUMNS` order."""
+    if isinstance(values, Mapping):
+        values = [values[name] for name in _RESULT_READ]
+    (room, seat, player, name, game, pool, rank, forfeit, finished, rated, before, after) = values
+    return ResultRow(
+        room=room,
+        seat=int(seat),
+        player=player,
+        name=name,
+        game=game,
+        pool=pool,
+        rank=int(rank),
+        forfeit=bool(forfeit),
+        finished=float(finished),
+        rated=bool(rated),
+        before=before,
+        after=after,
+    )
+
+
+#: The columns a result is read from (``before`` and ``after`` are stored as
+#: ``rating_before`` and ``rating_after``).
+_RESULT_READ = (
+    "room", "seat", "player", "name", "game", "pool", "rank", "forfeit", "finished", "rated",
+    "rating_before", "rating_after",
+)  # fmt: skip
+RESULT_SELECT = ", ".join(_RESULT_READ)
+
+#: The tables of players' data, the same in both stores (SQLite's REAL is PostgreSQL's DOUBLE
+#: PRECISION through :func:`schema`): accounts by folded name, sessions by token hash, a
+#: rating per player, game and pool, and one result per human seat of a finished game.
+SCHEMA = """
+CREATE TABLE accounts (
+    name_key TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    identity TEXT NOT NULL UNIQUE,
+    password TEXT NOT NULL,
+    created REAL NOT NULL
+);
+CREATE TABLE sessions (
+    token_hash TEXT PRIMARY KEY,
+    identity TEXT NOT NULL,
+    created REAL NOT NULL,
+    last_seen REAL NOT NULL,
+    client TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX sessions_identity ON sessions (identity);
+CREATE TABLE ratings (
+    player TEXT NOT NULL,
+    game TEXT NOT NULL,
+    pool TEXT NOT NULL,
+    name TEXT NOT NULL,
+    mu REAL NOT NULL,
+    sigma REAL NOT NULL,
+    games INTEGER NOT NULL,
+    updated REAL NOT NULL,
+    PRIMARY KEY (player, game, pool)
+);
+CREATE INDEX ratings_board ON ratings (game, pool, games);
+CREATE TABLE results (
+    room TEXT NOT NULL,
+    seat INTEGER NOT NULL,
+    player TEXT NOT NULL,
+    name TEXT NOT NULL,
+    game TEXT NOT NULL,
+    pool TEXT,
+    rank INTEGER NOT NULL,
+    forfeit BOOLEAN NOT NULL,
+    finished REAL NOT NULL,
+    rated BOOLEAN NOT NULL,
+    rating_before REAL,
+    rating_after REAL,
+    PRIMARY KEY (room, seat)
+);
+CREATE INDEX results_player ON results (player, finished);
+CREATE INDEX results_rated ON results (rated, finished);
+ALTER TABLE high_scores ADD COLUMN player_id TEXT;
+"""
+
+
+def schema(postgres: bool) -> list[str]:
+    """The statements of :data:`SCHEMA` for one database."""
+    text = SCHEMA.replace(" REAL", " DOUBLE PRECISION") if postgres else SCHEMA
+    return [statement.strip() for statement in text.split(";") if statement.strip()]
+
+
+#: What a high score holds, as ``/highscores`` answers it.
+HIGH_SCORE_KEYS = ("player", "score", "rank", "room", "at", "player_id")
+
+
+def high_scores_query(
+    player: str | None, player_id: str | None, limit: int
+) -> tuple[str, tuple[Any, ...]]:
+    """The best Flash 8 solo scores (fewest cards left first) of a name, a user id, or all."""
+    sql = f"SELECT {', '.join(HIGH_SCORE_KEYS)} FROM high_scores"
+    where, params = [], []
+    if player is not None:
+        where.append("player = ?")
+        params.append(player)
+    if player_id is not None:
+        where.append("player_id = ?")
+        params.append(player_id)
+    if where:
+        sql += " WHERE " + " AND ".join(where)
+    return sql + " ORDER BY score, at LIMIT ?", (*params, limit)
+
+
+def ratings_query(
+    game: str | None, pool: str | None, player: str | None
+) -> tuple[str, tuple[Any, ...]]:
+    """Ratings of a game, pool or player (any of them), best first (by the shown rating)."""
+    sql = "SELECT player, game, pool, name, mu, sigma, games, updated FROM ratings"
+    where, params = [], []
+    for column, value in (("game", game), ("pool", pool), ("player", player)):
+        if value is not None:
+            where.append(f"{column} = ?")
+            params.append(value)
+    if where:
+        sql += " WHERE " + " AND ".join(where)
+    return sql + " ORDER BY mu - 3 * sigma DESC, games DESC, player", tuple(params)
+
+
+def results_query(
+    player: str | None, rated: bool | None, limit: int | None
+) -> tuple[str, tuple[Any, ...]]:
+    """Results of one player or everyone (rated games only, with ``rated``), oldest first
+    for everyone (the order ratings are recomputed in) and newest first for one player."""
+    sql = f"SELECT {RESULT_SELECT} FROM results"
+    where, params = [], []
+    if player is not None:
+        where.append("player = ?")
+        params.append(player)
+    if rated is not None:
+        where.append("rated = ?")
+        params.append(rated)
+    if where:
+        sql += " WHERE " + " AND ".join(where)
+    order = "finished DESC, room, seat" if player is not None else "finished, room, seat"
+    sql += f" ORDER BY {order}"
+    if limit is not None:
+        sql += " LIMIT ?"
+        params.append(limit)
+    return sql, tuple(params)

@@ -1,0 +1,124 @@
+"""Accounts over real websockets on a real server: a guest claims a name with a password and
+keeps its identity, signs in from a second connection as the same person, a taken name is
+refused (folded: case does not make a new name), sessions are listed and revoked (a revoked
+token is refused and its connection closed), and sign-in attempts are rate limited."""
+
+from __future__ import annotations
+
+import pytest
+
+from clients.sdk import LuminClient, ServerError
+from protocol.messages import (
+    Account,
+    Bye,
+    ClaimName,
+    ListSessions,
+    RevokeSession,
+    Sessions,
+    SignIn,
+)
+
+
+async def test_a_guest_claims_a_name_and_signs_in_on_a_second_connection(connect) -> None:
+    ada = await connect("Ada")
+    guest_user = ada.user
+    claimed = await ada.request(ClaimName(name="Ada", password="correct horse"))
+    assert isinstance(claimed, Account)
+    assert claimed.user == guest_user, "the guest keeps its identity (and its history)"
+    assert claimed.token == ada.token
+    other = await connect("Someone")
+    assert other.user != guest_user
+    signed = await other.request(SignIn(name="ada", password="correct horse"))
+    assert isinstance(signed, Account) and signed.user == guest_user and signed.name == "Ada"
+    assert signed.token != ada.token, "each sign-in is a session of its own"
+    # The new session's token is the account's on a third connection too.
+    third = await connect("Whoever", token=signed.token)
+    assert third.user == guest_user and third.welcome.name == "Ada"
+
+
+async def test_a_claimed_name_is_refused_to_another_player_whatever_its_case(connect) -> None:
+    ada = await connect("Ada")
+    await ada.request(ClaimName(name="Ada", password="correct horse"))
+    eve = await connect("Eve")
+    for name in ("Ada", "ADA", " ada "):
+        with pytest.raises(ServerError) as refused:
+            await eve.request(ClaimName(name=name, password="another password"))
+        assert refused.value.code == "name_taken"
+
+
+async def test_a_wrong_password_is_refused_and_a_short_one_cannot_be_claimed(connect) -> None:
+    ada = await connect("Ada")
+    with pytest.raises(ServerError) as short:
+        await ada.request(ClaimName(name="Ada", password="short"))
+    assert short.value.code == "bad_field" and "8" in short.value.message
+    await ada.request(ClaimName(name="Ada", password="correct horse"))
+    eve = await connect("Eve")
+    with pytest.raises(ServerError) as wrong:
+        await eve.request(SignIn(name="Ada", password="incorrect horse"))
+    assert wrong.value.code == "bad_credentials"
+    with pytest.raises(ServerError) as unknown:
+        await eve.request(SignIn(name="Nobody", password="whatever it is"))
+    assert unknown.value.code == "bad_credentials"
+
+
+async def test_a_revoked_session_is_refused_and_its_connection_closed(connect, url) -> None:
+    ada = await connect("Ada")
+    await ada.request(ClaimName(name="Ada", password="correct horse"))
+    laptop = await connect("x")
+    signed = await laptop.request(SignIn(name="Ada", password="correct horse"))
+    assert isinstance(signed, Account)
+    listed = await ada.request(ListSessions())
+    assert isinstance(listed, Sessions) and len(listed.sessions) == 2
+    assert [s.current for s in listed.sessions] == [True, False]
+    assert listed.sessions[1].session == signed.session
+    await ada.request(RevokeSession(session=signed.session))
+    while True:  # the revoked session's connection is told and closed
+        message = await laptop.messages.get()
+        if isinstance(message, Bye):
+            assert message.code == "signed_out"
+            break
+    again = await LuminClient.connect(url, "Ada", token=signed.token, new_identity=True)
+    assert again.token_refused is not None and again.token_refused.code == "bad_token"
+    assert again.user != ada.user
+    await again.close()
+    # Ada's own session still stands; revoking every other leaves only it.
+    back = await connect("Ada", token=ada.token)
+    assert back.user == ada.user
+    phone = await connect("y")
+    await phone.request(SignIn(name="Ada", password="correct horse"))
+    await ada.request(RevokeSession())
+    listed = await ada.request(ListSessions())
+    assert [s.current for s in listed.sessions] == [True]
+
+
+async def test_a_guest_has_no_sessions_to_list(connect) -> None:
+    guest = await connect("Guest")
+    with pytest.raises(ServerError) as refused:
+        await guest.request(ListSessions())
+    assert refused.value.code == "not_signed_in"
+
+
+async def test_sign_in_attempts_are_rate_limited_per_name(connect) -> None:
+    ada = await connect("Ada")
+    await ada.request(ClaimName(name="Ada", password="correct horse"))
+    eve = await connect("Eve")
+    codes = []
+    for _ in range(7):
+        with pytest.raises(ServerError) as refused:
+            await eve.request(SignIn(name="Ada", password="guessing wrong"))
+        codes.append(refused.value.code)
+    assert codes[:5] == ["bad_credentials"] * 5
+    assert codes[5:] == ["rate_limited"] * 2
+    # Even the right password waits now: the limit is the name's, not the guesser's.
+    with pytest.raises(ServerError) as limited:
+        await eve.request(SignIn(name="Ada", password="correct horse"))
+    assert limited.value.code == "rate_limited"
+
+
+async def test_a_guest_saying_a_claimed_name_plays_as_a_guest_of_that_name(connect) -> None:
+    ada = await connect("Ada")
+    await ada.request(ClaimName(name="Ada", password="correct horse"))
+    impostor = await connect("ADA")
+    assert impostor.welcome.name == "ADA (guest)"
+    owner = await connect("whatever", token=ada.token)
+    assert owner.welcome.name == "Ada", "the account's own session keeps its name"

@@ -1,0 +1,206 @@
+"""An operator's outside identity provider on a real server: ``hello`` with a signed JWT is
+that provider's person (the same identity on every connection, with a session token for later
+hellos), and a forged token, one signed with ``alg: none``, an expired one, one from another
+issuer or for another audience, or one signed with another key is refused (a fatal
+``bad_credentials``)."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import jwt
+import pytest
+import websockets
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
+
+from protocol.codec import SERVER_FRAME_LIMITS, decode, encode
+from protocol.messages import Error, Hello, Message, Welcome
+from server.app import LuminServer
+from server.config import Settings
+from tests.server.conftest import TEST_LIMITS
+
+ISSUER, AUDIENCE = "https://id.example.test", "lumin"
+
+
+def _key() -> rsa.RSAPrivateKey:
+    return rsa.generate_private_key(public_exponent=65537, key_size=2048)
+
+
+PROVIDER, STRANGER = _key(), _key()
+
+
+def public_pem(key: rsa.RSAPrivateKey) -> str:
+    return (
+        key.public_key()
+        .public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+        .decode()
+    )
+
+
+def token(key: rsa.RSAPrivateKey = PROVIDER, **claims: Any) -> str:
+    body = {"sub": "person-42", "name": "Grace", "iss": ISSUER, "aud": AUDIENCE,
+            "exp": time.time() + 300} | claims  # fmt: skip
+    return jwt.encode({k: v for k, v in body.items() if v is not None}, key, algorithm="RS256")
+
+
+@pytest.fixture
+async def server(tmp_path: Path) -> AsyncIterator[LuminServer]:
+    key_file = tmp_path / "provider.pem"
+    key_file.write_text(public_pem(PROVIDER))
+    settings = Settings(
+        port=0,
+        data=tmp_path / "data",
+        bot_delay=0.0,
+        jwt_key=str(key_file),
+        jwt_issuer=ISSUER,
+        jwt_audience=AUDIENCE,
+        **TEST_LIMITS,
+    )
+    lumin = LuminServer(settings)
+    await lumin.start()
+    yield lumin
+    await lumin.stop()
+
+
+async def hello(server: LuminServer, **fields: Any) -> Message:
+    """The server's answer to a hello with ``fields``, on a fresh connection."""
+    url = f"ws://127.0.0.1:{server.port}/ws"
+    async with websockets.connect(url) as socket:
+        await socket.send(encode(Hello(versions=(5,), name="guest", **fields)))
+        while True:
+            answer = decode(await socket.recv(), sender="server", limits=SERVER_FRAME_LIMITS)
+            if isinstance(answer, Welcome | Error):
+                if isinstance(answer, Error) and answer.fatal:
+                    with pytest.raises(websockets.ConnectionClosed):
+                        await socket.recv()  # a refused hello closes the connection
+                return answer
+
+
+async def test_a_signed_token_is_the_providers_person_on_every_connection(server) -> None:
+    first = await hello(server, jwt=token())
+    assert isinstance(first, Welcome) and first.name == "Grace"
+    second = await hello(server, jwt=token())
+    assert isinstance(second, Welcome) and second.user == first.user
+    assert second.token != first.token, "each hello with a token is a session of its own"
+    # The session token says hello on its own later, as the same person.
+    later = await hello(server, token=first.token)
+    assert isinstance(later, Welcome) and later.user == first.user and later.name == "Grace"
+    other = await hello(server, jwt=token(sub="person-43"))
+    assert isinstance(other, Welcome) and other.user != first.user
+
+
+def _forged() -> str:
+    header, payload, signature = token().split(".")
+    claims = json.loads(base64.urlsafe_b64decode(payload + "=="))
+    claims["sub"] = "the-admin"
+    forged = base64.urlsafe_b64encode(json.dumps(claims).encode()).rstrip(b"=").decode()
+    return f"{header}.{forged}.{signature}"
+
+
+def _unsigned() -> str:
+    claims = {"sub": "person-42", "iss": ISSUER, "aud": AUDIENCE, "exp": time.time() + 300}
+    return jwt.encode(claims, None, algorithm="none")
+
+
+def _hmac_with_public_key() -> str:
+    header = base64.urlsafe_b64encode(b'{"alg":"HS256","typ":"JWT"}').rstrip(b"=")
+    claims = {"sub": "person-42", "iss": ISSUER, "aud": AUDIENCE, "exp": time.time() + 300}
+    body = base64.urlsafe_b64encode(json.dumps(claims).encode()).rstrip(b"=")
+    signature = hmac.new(public_pem(PROVIDER).encode(), header + b"." + body, hashlib.sha256)
+    return b".".join(
+        [header, body, base64.urlsafe_b64encode(signature.digest()).rstrip(b"=")]
+    ).decode()
+
+
+@pytest.mark.parametrize(
+    ("case", "made", "said"),
+    [
+        ("forged", _forged, "signature"),
+        ("alg none", _unsigned, "'none'"),
+        ("an HMAC keyed with the public key", _hmac_with_public_key, "'HS256'"),
+        ("expired", lambda: token(exp=time.time() - 3600), "expired"),
+        ("wrong issuer", lambda: token(iss="https://evil.example.test"), "issuer"),
+        ("no issuer", lambda: token(iss=None), "iss"),
+        ("wrong audience", lambda: token(aud="another-app"), "audience"),
+        ("wrong key", lambda: token(key=STRANGER), "signature"),
+        ("not a token", lambda: "not.a.jwt", "not valid"),
+    ],
+)
+async def test_a_bad_identity_token_is_refused(server, case: str, made, said: str) -> None:
+    answer = await hello(server, jwt=made())
+    assert isinstance(answer, Error), case
+    assert answer.code == "bad_credentials" and answer.fatal
+    assert said in answer.message, answer.message
+
+
+async def test_a_server_without_a_provider_refuses_identity_tokens(tmp_path: Path) -> None:
+    plain = LuminServer(Settings(port=0, data=tmp_path / "plain", **TEST_LIMITS))
+    await plain.start()
+    try:
+        answer = await hello(plain, jwt=token())
+    finally:
+        await plain.stop()
+    assert isinstance(answer, Error) and answer.code == "bad_credentials"
+    assert "no identity tokens" in answer.message
+
+
+async def test_an_older_protocol_version_cannot_say_an_identity_token(server) -> None:
+    url = f"ws://127.0.0.1:{server.port}/ws"
+    async with websockets.connect(url) as socket:
+        await socket.send(encode(Hello(versions=(1, 2, 3), name="guest", jwt=token())))
+        answer = decode(await socket.recv(), sender="server", limits=SERVER_FRAME_LIMITS)
+    assert isinstance(answer, Error) and answer.code == "bad_credentials"
+    assert "version 5" in answer.message
+
+
+async def test_a_providers_jwks_url_verifies_its_tokens(tmp_path: Path) -> None:
+    """The provider's keys from its JWKS URL (served here on loopback): a token signed with
+    the published key is accepted, one signed with another key refused."""
+    import http.server
+    import threading
+
+    jwk = json.loads(jwt.algorithms.RSAAlgorithm.to_jwk(PROVIDER.public_key()))
+    body = json.dumps({"keys": [jwk | {"kid": "k1", "use": "sig", "alg": "RS256"}]}).encode()
+
+    class Keys(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    keys = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Keys)
+    threading.Thread(target=keys.serve_forever, daemon=True).start()
+    settings = Settings(
+        port=0, data=tmp_path / "jwks", jwt_jwks=f"http://127.0.0.1:{keys.server_port}/jwks",
+        jwt_issuer=ISSUER, jwt_audience=AUDIENCE, **TEST_LIMITS,
+    )  # fmt: skip
+    lumin = LuminServer(settings)
+    await lumin.start()
+    try:
+        signed = jwt.encode(
+            {"sub": "p1", "iss": ISSUER, "aud": AUDIENCE, "exp": time.time() + 60},
+            PROVIDER, algorithm="RS256", headers={"kid": "k1"},
+        )  # fmt: skip
+        assert isinstance(await hello(lumin, jwt=signed), Welcome)
+        stranger = jwt.encode(
+            {"sub": "p1", "iss": ISSUER, "aud": AUDIENCE, "exp": time.time() + 60},
+            STRANGER, algorithm="RS256", headers={"kid": "k1"},
+        )  # fmt: skip
+        refused = await hello(lumin, jwt=stranger)
+        assert isinstance(refused, Error) and refused.code == "bad_credentials"
+    finally:
+        await lumin.stop()
+        keys.shutdown()
+        keys.server_close()
