@@ -50,6 +50,7 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from types import TracebackType
 from typing import Any, TypeVar
 
+import attrs
 from tenacity import (
     AsyncRetrying,
     retry_if_exception_type,
@@ -65,9 +66,11 @@ from clients.sdk.events import Event, Problem, event_of
 from protocol.connection import ClientConnection, InvalidState
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import (
+    Account,
     Act,
     ChatMessage,
     ChatSend,
+    ClaimName,
     CloseReplay,
     CommandAccepted,
     CommandRejected,
@@ -79,6 +82,7 @@ from protocol.messages import (
     Leave,
     ListGames,
     ListRooms,
+    ListSessions,
     Message,
     Moved,
     OpenReplay,
@@ -90,10 +94,14 @@ from protocol.messages import (
     ReplayStep,
     ReplayViewer,
     Resume,
+    RevokeSession,
     RoomCreated,
     RoomSummary,
     RoomUpdate,
     SeatChoice,
+    SessionInfo,
+    Sessions,
+    SignIn,
     Start,
     WatchLobby,
     WatchRoom,
@@ -696,6 +704,36 @@ class LuminClient:
     async def watch_lobby(self) -> list[RoomSummary]:
         answer = await self.request(WatchLobby())
         return list(answer.rooms)  # type: ignore[attr-defined]
+
+    # -- accounts (protocol version 5) ----------------------------------------------------------
+
+    async def claim_name(self, name: str, password: str) -> Account:
+        """Claim ``name`` with ``password`` for this client's identity (it keeps its seats and
+        history); ``name_taken`` when someone holds it. Later hellos say the session's token."""
+        return self._signed_in(await self.request(ClaimName(name=name, password=password)))
+
+    async def sign_in(self, name: str, password: str) -> Account:
+        """Sign in to the account ``name``: this client becomes that identity, and reconnects
+        and resumes with the new session's token; ``bad_credentials`` for a wrong pair."""
+        return self._signed_in(await self.request(SignIn(name=name, password=password)))
+
+    def _signed_in(self, answer: Message) -> Account:
+        assert isinstance(answer, Account) and self.welcome is not None
+        self.name = answer.name
+        self.welcome = attrs.evolve(
+            self.welcome, token=answer.token, user=answer.user, name=answer.name
+        )
+        return answer
+
+    async def sessions(self) -> list[SessionInfo]:
+        """The account's sessions, oldest first (``not_signed_in`` for a guest)."""
+        answer = await self.request(ListSessions())
+        assert isinstance(answer, Sessions)
+        return list(answer.sessions)
+
+    async def revoke_session(self, session: str | None = None) -> None:
+        """Revoke the account's ``session``, or with ``None`` every session but this one."""
+        await self.request(RevokeSession(session=session))
 
     async def list_games(self) -> list[GameInfo]:
         """The games the server hosts: options, seat choices, bots, seat counts."""

@@ -314,3 +314,28 @@ async def test_the_client_gives_up_after_its_bound(settings: Settings) -> None:
         assert later.value.code == "gave_up"
     finally:
         await ada.close()
+
+
+async def test_a_client_that_signs_in_reconnects_as_the_account(patient) -> None:
+    """After ``sign_in`` the client's token is the new session's: a dropped connection comes
+    back as the account (with its seat), not as the guest it was before."""
+    server = patient
+    url = f"ws://127.0.0.1:{server.port}/ws"
+    ada = await LuminClient.connect(url, "Ada")
+    other = await LuminClient.connect(url, "Someone")
+    try:
+        claimed = await ada.claim_name("Ada", "correct horse")
+        room = await ada.create_room("flip_over_frog", seats=[human(), human()], sit=0)
+        signed = await other.sign_in("ada", "correct horse")
+        assert (signed.user, signed.name) == (claimed.user, "Ada")
+        assert (other.token, other.welcome.user, other.name) == (signed.token, claimed.user, "Ada")
+        assert room in signed.rooms
+        first = other.conn
+        for socket in list(server.server.connections):
+            socket.transport.abort()  # the network drops: no close frame
+        await until(lambda: other.conn is not first and other.online)
+        assert other.welcome.user == claimed.user and other.token == signed.token
+        assert [s.session for s in await other.sessions()][-1] == signed.session
+    finally:
+        await ada.close()
+        await other.close()
