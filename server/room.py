@@ -131,6 +131,8 @@ class RoomBots(Protocol):
 
     def human_back(self, room: Any, seat: int) -> None: ...
 
+    def stand_in(self, room: Any, seat: int) -> None: ...
+
     def in_grace(self, room: Any, seat: int) -> bool: ...
 
 
@@ -454,14 +456,19 @@ class Room:
         return viewer
 
     async def leave(self, peer: Peer) -> None:
-        """Before the start, free the person's seat; after it, only stop watching (the seat
-        stays theirs; a bot plays it once the grace period runs out)."""
+        """Before the start, free the person's seat; after it, stop watching: the seat stays
+        theirs and, once none of their connections is left in the room, a bot plays it at
+        once (leaving on purpose has no grace period to wait out; coming back takes it over)."""
         seat = self.seat_of(peer.user)
         self._gone(peer)
         if seat is not None and self.status == "waiting":
             self._free(seat)
-        elif seat is not None:
-            self.disconnected(peer.user, seat)
+        elif (
+            seat is not None
+            and self.status == "playing"
+            and not any(p.user == peer.user for p in self.peers)
+        ):
+            self.hub.bots.stand_in(self, seat)
         self._changed()
 
     def _free(self, seat: int) -> None:
