@@ -33,9 +33,16 @@ import type { LogAccess } from "./logs";
 import { outcomeFromView, renderSummary } from "./summary";
 import { setAlert, setTitle } from "./title";
 
-/** Why the session did not send a move on after its room changed server (src/net/session.ts):
- *  no server message reports these, so the error line shows them here. */
-const MOVE_FAILURES: ReadonlySet<string> = new Set(["game_changed", "too_many_moves"]);
+/** Why the session did not send a move, or lost its answer (src/net/session.ts): no server
+ *  message reports these, so the error line shows them here. */
+const MOVE_FAILURES: ReadonlySet<string> = new Set(["game_changed", "too_many_moves", "not_sent", "disconnected", "timeout"]);
+/** What the error line says while a move made offline waits for the connection. */
+const HELD = new ServerError("offline", "You are offline: your move is sent once the connection is back, if it is still allowed then.");
+/** Sentences for the move failures whose session wording is not a player's. */
+const MOVE_SENTENCES: Record<string, string> = {
+  disconnected: "The connection dropped before your move was answered: the board shows whether it counted.",
+  timeout: "The server did not answer your move in time: the board shows whether it counted.",
+};
 /** Refusals said elsewhere in a sentence (the chat, the app's "banned" page), not in the error line. */
 const SAID_ELSEWHERE: ReadonlySet<string> = new Set(["muted", "banned"]);
 
@@ -504,10 +511,14 @@ export class RoomPage implements Page {
       readOnly: seat === null,
       act: (command: Command) => {
         const seq = app.session.view(room)?.seq ?? null;
-        return app.session.request({ type: "act", room, command, seq }).then(
-          () => undefined,
+        const sent = app.session.request({ type: "act", room, command, seq });
+        if (app.session.holding > 0) this.errors.show(HELD);
+        return sent.then(
+          () => this.errors.clearIf("offline"),
           (error: unknown) => {
-            if (error instanceof ServerError && MOVE_FAILURES.has(error.code)) this.errors.show(error);
+            if (error instanceof ServerError && MOVE_FAILURES.has(error.code)) {
+              this.errors.show(new ServerError(error.code, MOVE_SENTENCES[error.code] ?? error.message));
+            } else this.errors.clearIf("offline");
             throw error;
           },
         );
