@@ -11,6 +11,7 @@ from collections.abc import Iterable
 
 __all__ = [
     "MOVED_VERSION",
+    "NAME_VERSION",
     "OPERATOR_VERSION",
     "PROTOCOL_VERSION",
     "SUPPORTED_VERSIONS",
@@ -19,15 +20,18 @@ __all__ = [
 
 #: The version this package implements: 2 adds ``moved`` (a cluster's room lives on another
 #: node) to version 1; 3 adds the operator's words to ``room_closed`` and ``kicked``
-#: (``message``).
-PROTOCOL_VERSION = 3
+#: (``message``); 4 adds ``set_name`` (renaming without reconnecting).
+PROTOCOL_VERSION = 4
 #: Every version this package can speak, oldest first.
-SUPPORTED_VERSIONS: tuple[int, ...] = (1, 2, PROTOCOL_VERSION)
+SUPPORTED_VERSIONS: tuple[int, ...] = (1, 2, 3, PROTOCOL_VERSION)
 #: The first version whose clients are sent ``moved``; older ones get ``try_again`` instead.
 MOVED_VERSION = 2
 #: The first version whose clients get ``message`` in ``room_closed`` and ``kicked``; older
 #: ones get the same messages without it (their decoders refuse fields they do not know).
 OPERATOR_VERSION = 3
+#: The first version whose clients may send ``set_name``; older ones rename by reconnecting
+#: with a new ``hello``, as before.
+NAME_VERSION = 4
 
 
 def choose_version(

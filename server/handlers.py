@@ -54,13 +54,14 @@ from protocol.messages import (
     ReplayViewer,
     Resume,
     RoomCreated,
+    SetName,
     Start,
     UnwatchLobby,
     WatchLobby,
     WatchRoom,
     Welcome,
 )
-from protocol.versions import MOVED_VERSION
+from protocol.versions import MOVED_VERSION, NAME_VERSION
 from server.bans import banned_sentence
 from server.batch import QueuedAct
 from server.catalog import catalog
@@ -74,6 +75,7 @@ from server.room import Peer, Room
 __all__ = [
     "HANDLERS",
     "MAX_MUTED",
+    "MAX_NAME",
     "MAX_REPLAYS",
     "Session",
     "failed",
@@ -89,6 +91,8 @@ log = structlog.get_logger("lumin.server")
 #: What one connection may hold open, so no client can grow the server without bound.
 MAX_REPLAYS = 8
 MAX_MUTED = 256
+#: The longest name ``set_name`` takes, in characters.
+MAX_NAME = 40
 
 
 class Session(Peer, Protocol):
@@ -221,6 +225,24 @@ async def on_hello(session: Session, hello: Hello) -> None:
 
 async def on_ping(session: Session, ping: Ping) -> None:
     session.send(Pong(ref=ping.id, client_time=ping.client_time, server_time=time.time()))
+
+
+async def on_set_name(session: Session, request: SetName) -> None:
+    """Play under a new name from now on (version 4): this connection's chat lines and the
+    identity's seats in this node's rooms not finished take it; their members get
+    ``room_update``."""
+    if (session.conn.version or 0) < NAME_VERSION:
+        raise Refused(
+            ErrorCode.UNKNOWN_TYPE,
+            f"'set_name' needs protocol version {NAME_VERSION}; reconnect with the new name.",
+        )
+    name = request.name.strip()
+    if not 1 <= len(name) <= MAX_NAME:
+        raise Refused(ErrorCode.BAD_FIELD, f"set_name.name: a name has 1 to {MAX_NAME} characters.")
+    session.name = name
+    for room in list(session.hub.rooms.values()):
+        room.rename(session.user, name)
+    session.send(Ok(ref=request.id))
 
 
 async def on_watch_lobby(session: Session, request: WatchLobby) -> None:
@@ -459,6 +481,7 @@ Handler = Callable[[Session, Any], Awaitable[None]]
 HANDLERS: Mapping[type[Message], Handler] = {
     Hello: on_hello,
     Ping: on_ping,
+    SetName: on_set_name,
     WatchLobby: on_watch_lobby,
     UnwatchLobby: on_unwatch_lobby,
     ListGames: on_list_games,

@@ -471,6 +471,18 @@ class Room:
             self.hub.bots.stand_in(self, seat)
         self._changed()
 
+    def rename(self, user: str, name: str) -> None:
+        """``user`` plays as ``name`` from now on: their seat here takes it, unless the game is
+        over (a finished game keeps the names it was played under)."""
+        seat = self.seat_of(user)
+        if seat is None or self.status == "finished" or self.closed:
+            return
+        if self.seats[seat].name == name:
+            return
+        self.seats[seat].name = name
+        self._persist_seats()
+        self._changed()
+
     def _free(self, seat: int) -> None:
         """Open a seat again before the start, keeping its per-seat choices; every connection
         that saw it goes back to the public view, so it never sees the next occupant's."""

@@ -36,6 +36,7 @@ export class AppState {
   readonly joinOnOpen = new Set<string>();
   private catalogue: Promise<GameInfo[]> | null = null;
   private gameNames = new Map<string, string>();
+  private infos = new Map<string, GameInfo>();
 
   constructor(
     readonly session: Session,
@@ -73,7 +74,10 @@ export class AppState {
       this.catalogue = this.session
         .request<Games>({ type: "list_games" })
         .then((answer) => {
-          for (const game of answer.games) this.gameNames.set(game.id, game.name);
+          for (const game of answer.games) {
+            this.gameNames.set(game.id, game.name);
+            this.infos.set(game.id, game);
+          }
           return answer.games;
         })
         .catch((error: unknown) => {
@@ -82,6 +86,11 @@ export class AppState {
         });
     }
     return this.catalogue;
+  }
+
+  /** A game's catalogue entry, once {@link games} has answered (else null). */
+  gameInfo(id: string): GameInfo | null {
+    return this.infos.get(id) ?? null;
   }
 
   /** A game's display name. */

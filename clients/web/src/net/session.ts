@@ -40,7 +40,7 @@
 
 import { ServerError, ProtocolError } from "../protocol/errors";
 import type { ClientMessage, Moved, ServerMessage, ServerType, Welcome } from "../protocol/messages";
-import { ClientConnection, SUPPORTED_VERSIONS } from "../protocol/connection";
+import { ClientConnection, NAME_VERSION, SUPPORTED_VERSIONS } from "../protocol/connection";
 import { SERVER_FRAME_LIMITS } from "../protocol/codec";
 import { expandLegal, sameCommand } from "../protocol/legal";
 import type { RoomView } from "../protocol/roomview";
@@ -258,10 +258,17 @@ export class Session {
     }
   }
 
-  /** Change the name played under: reconnects with the same token (seats are kept). */
-  rename(name: string): void {
+  /** Change the name played under. With a version 4 server it is `set_name` on the open
+   *  connection (no reconnect: requests in flight carry on); with an older one, or while not
+   *  connected, the next `hello` carries it (an older server's session reconnects for it, with
+   *  the same token, so seats are kept). Resolves once the name is in force. */
+  rename(name: string): Promise<void> {
     this.name = name;
-    this.restart();
+    if (this.status === "open" && (this.conn.version ?? 0) >= NAME_VERSION) {
+      return this.request({ type: "set_name", name }).then(() => undefined);
+    }
+    if (this.status === "open") this.restart();
+    return Promise.resolve();
   }
 
   /** Drop the socket as a network failure would (tests, and a manual "reconnect").

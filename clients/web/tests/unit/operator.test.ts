@@ -30,7 +30,8 @@ describe("sentences", () => {
   it("a taken seat says the player watches now, and that a bot plays on during a game", () => {
     const operator = "The server's operator removed you from seat 1: spamming. A bot plays on.";
     expect(kickedSentence({ seat: 1, message: operator }, true)).toBe(`${operator} You are watching now.`);
-    expect(kickedSentence({ seat: 1, message: "" }, true)).toBe("The server's operator removed you from seat 1. A bot plays on. You are watching now.");
+    // Seat 1 of the protocol is the second seat: players count from 1.
+    expect(kickedSentence({ seat: 1, message: "" }, true)).toBe("The server's operator removed you from seat 2. A bot plays on. You are watching now.");
     expect(kickedSentence({ seat: 1, message: "" }, false)).toBe("The host freed your seat. You are watching now.");
     expect(kickedSentence({ seat: 0, message: "You are watching now: bye." }, false)).toBe("You are watching now: bye.");
   });

@@ -92,7 +92,7 @@ describe("requests", () => {
     expect(socket.sent).toEqual([]);
     socket.open();
     expect(socket.sent.map((m) => m.type)).toEqual(["hello", "watch_lobby"]);
-    expect(socket.sent[0]).toMatchObject({ versions: [1, 2, 3], name: "Ada", token: "old" });
+    expect(socket.sent[0]).toMatchObject({ versions: [1, 2, 3, 4], name: "Ada", token: "old" });
     welcome(socket);
     expect(session.status).toBe("open");
     expect(tokens).toEqual(["tk1"]);
@@ -246,6 +246,36 @@ function move(socket: FakeSocket, type: string, url: string, room: string | null
   socket.serve({ type: "moved", ref: socket.last(type).id, room, url });
 }
 
+describe("renaming", () => {
+  it("with a version 4 server: set_name on the open connection, no reconnect", async () => {
+    const session = connect();
+    const socket = sockets[0]!;
+    socket.open();
+    welcome(socket, "tk1", 4);
+    const lobby = session.request({ type: "watch_lobby" });
+    const renamed = session.rename("Ada Lovelace");
+    expect(socket.last("set_name")).toMatchObject({ name: "Ada Lovelace" });
+    socket.serve({ type: "ok", ref: socket.last("set_name").id });
+    await expect(renamed).resolves.toBeUndefined();
+    // The request in flight carries on: nothing was dropped, no new socket.
+    socket.serve({ type: "room_list", ref: socket.last("watch_lobby").id, rooms: [] });
+    await expect(lobby).resolves.toMatchObject({ type: "room_list" });
+    expect(sockets).toHaveLength(1);
+    expect(session.status).toBe("open");
+  });
+
+  it("with an older server: reconnects and says hello with the new name", () => {
+    const session = connect();
+    sockets[0]!.open();
+    welcome(sockets[0]!, "tk1", 3);
+    void session.rename("Bea");
+    vi.advanceTimersByTime(700);
+    expect(sockets).toHaveLength(2);
+    sockets[1]!.open();
+    expect(sockets[1]!.last("hello")).toMatchObject({ name: "Bea", token: "tk1" });
+  });
+});
+
 describe("a move made while offline", () => {
   it("is held, then sent after the resume when the identical command is among the fresh legal", async () => {
     const { session, first } = inRoom([{ type: "play", choose: { space: [1, 2] } }]);
@@ -299,10 +329,10 @@ describe("a move made while offline", () => {
 });
 
 describe("moved (protocol version 2)", () => {
-  it("offers versions 1, 2 and 3 and speaks the one welcome picks", () => {
+  it("offers versions 1 to 4 and speaks the one welcome picks", () => {
     const session = connect();
     sockets[0]!.open();
-    expect(sockets[0]!.last("hello")).toMatchObject({ versions: [1, 2, 3] });
+    expect(sockets[0]!.last("hello")).toMatchObject({ versions: [1, 2, 3, 4] });
     welcome(sockets[0]!, "tk1", 2);
     expect(session.conn.version).toBe(2);
   });
@@ -317,7 +347,7 @@ describe("moved (protocol version 2)", () => {
     expect(second.url).toBe("ws://node2:8700/ws");
     second.open();
     expect(second.sent).toEqual([
-      expect.objectContaining({ type: "hello", token: "tk1", versions: [1, 2, 3] }),
+      expect.objectContaining({ type: "hello", token: "tk1", versions: [1, 2, 3, 4] }),
       expect.objectContaining({ type: "resume", room: "r1", seq: 5, epoch: "e1" }),
       expect.objectContaining({ type: "join_seat", room: "r1", seat: 1 }),
     ]);
