@@ -63,3 +63,18 @@ export function optionsSentence(options: Data, game: GameInfo | null, turnClock:
   if (turnClock) words.push(`turn clock ${turnClock} s`);
   return words.join(" · ");
 }
+
+/**
+ * An option's sentence as the catalogue gives it, for players: the rule citations that serve
+ * the rules' readers ("(decisions 7)", "rulebook 2.5.2", "(2.5.3)", "2 reproduces rulebook
+ * 2.6") are left out.
+ */
+export function playerDoc(doc: string): string {
+  return doc
+    .replace(/;\s*\d+ reproduces rulebook \d+(?:\.\d+)*/gi, "")
+    .replace(/\s*\((?:decisions|rulebook)\s[^)]*\)/gi, "")
+    .replace(/,\s*rulebook\s\d+(?:\.\d+)*(?=\))/gi, "")
+    .replace(/\s*\(\d+(?:\.\d+)+[a-z]?\)/g, "")
+    .replace(/\s+([.;,])/g, "$1")
+    .trim();
+}
