@@ -533,12 +533,12 @@ class Hub:
     # -- lobby ----------------------------------------------------------------------------------
 
     def listed(self, room: Room) -> bool:
-        """Whether the lobby lists ``room``: public, open, and not a waiting room nobody is in
-        (its last person left or closed the page; it is listed again when someone comes back
-        by its link, and the idle expiry closes it otherwise)."""
+        """Whether the lobby lists ``room``: public, open, and not a waiting room its last
+        person left (or closed the page on); it is listed again once someone is back in it by
+        its link, and the idle expiry closes it otherwise."""
         if room.private or room.closed:
             return False
-        return room.status != "waiting" or bool(room.peers)
+        return room.status != "waiting" or bool(room.peers) or not room.deserted
 
     async def summaries(
         self, game: str | None = None, offset: int = 0, limit: int | None = None

@@ -211,6 +211,9 @@ class Room:
         self.lease_epoch: int | None = None
         # Viewers: every connection in the room, with the seat it sees (None: spectator).
         self.peers: dict[Peer, Viewer] = {}
+        #: Whether the last person in the room left it (the lobby stops listing a waiting
+        #: room then; a rematch nobody has opened yet is not deserted).
+        self.deserted = False
         self._patcher = game if isinstance(game, ViewPatcher) else None
         self.fanout = Fanout(self.id, game, self._patcher, host.settings.history)
         self.chat_log = Chat(self.id, host.settings.chat_length, host.settings.chat_rate)
@@ -451,6 +454,8 @@ class Room:
         if peer not in self.peers:
             return None
         viewer = self.peers.pop(peer)
+        if not self.peers:
+            self.deserted = True
         if viewer not in self.peers.values():
             self.fanout.gone(viewer, time.monotonic())
         return viewer
