@@ -133,6 +133,13 @@ export class AppState {
 /** How a seat is named on screen. */
 export function seatLabel(seat: number, name: string | null, kind: string, bot: string | null): string {
   if (kind === "open") return `Seat ${seat + 1} (open)`;
-  if (kind === "bot") return name ?? `${bot ?? "bot"} bot`;
+  // A bot the server named after its kind alone ("bot bot", "easy bot") gets its seat's
+  // number, so two of one kind read apart: "Bot 2", "Easy bot 3".
+  if (kind === "bot") {
+    const plain = `${bot ?? "bot"} bot`;
+    if (name !== null && name !== plain) return name;
+    const kindName = bot === null || bot === "bot" ? "Bot" : `${bot.charAt(0).toUpperCase()}${bot.slice(1)} bot`;
+    return `${kindName} ${seat + 1}`;
+  }
   return name ?? `Seat ${seat + 1}`;
 }

@@ -9,6 +9,7 @@ import { Decoder } from "@msgpack/msgpack";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
 import { RoomPage } from "../../src/app/room";
+import { seatLabel } from "../../src/app/state";
 import { bannedSentence, closedSentence, kickedSentence, mutedSentence, optionsSentence, playerDoc } from "../../src/app/sentences";
 import type { SoundBoard } from "../../src/app/sound";
 import { AppState } from "../../src/app/state";
@@ -181,6 +182,12 @@ describe("what players read of the catalogue", () => {
     );
     expect(playerDoc("Checkpoints before the game ends (decisions 12); 2 reproduces rulebook 2.6.")).toBe("Checkpoints before the game ends.");
     expect(playerDoc("race (2-4 players) or solo (1 player)")).toBe("race (2-4 players) or solo (1 player)");
+  });
+
+  it("two bots of one kind read apart: their seat's number", () => {
+    expect(seatLabel(1, "bot bot", "bot", "bot")).toBe("Bot 2");
+    expect(seatLabel(2, "easy bot", "bot", "easy")).toBe("Easy bot 3");
+    expect(seatLabel(1, "Frogbert", "bot", "bot")).toBe("Frogbert");
   });
 
   it("a room's options in words: only what differs from the defaults", () => {
