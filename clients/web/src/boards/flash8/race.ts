@@ -21,7 +21,7 @@
 import { touchScreen } from "../../app/dom";
 import type { BoardContext, Command, LegalEntry } from "../types";
 import { describePattern, raceCard } from "./cards";
-import { clock, CommandQueue, elapsed, fill, h, ordinal, tenths } from "./dom";
+import { clock, CommandQueue, elapsed, fill, glued, h, ordinal, tenths } from "./dom";
 import { legend } from "./electrons";
 import { Legal } from "./legal";
 import { Countdown, directionOf, Keys, seatName, Toasts } from "./parts";
@@ -256,7 +256,7 @@ export class RaceBoard {
       if (seat.seat === me) {
         if (missed) {
           this.context.sound("fail");
-          this.toasts.show(`No match: locked out for ${tenths(view.lockout)}`, "bad");
+          this.toasts.show(`No match: locked out for ${glued(tenths(view.lockout))}`, "bad");
         }
         if (late) {
           this.context.sound("fail");

@@ -190,7 +190,7 @@ const createBoard: BoardFactory = (root: HTMLElement, context: BoardContext): Bo
     }
     const option = playsOf(selected).get(space);
     if (!option) {
-      hint.textContent = `Space ${space + 1} is not open to ${selected}.`;
+      hint.textContent = `Space ${space + 1} is not open to ${selected}: only the lit spaces are.`;
       return;
     }
     send(option);

@@ -17,7 +17,7 @@
 
 import "./neon_flip.css";
 
-import { h, replace } from "../../app/dom";
+import { h, replace, touchScreen } from "../../app/dom";
 import { expandOptions, type Option } from "../../protocol/legal";
 import type { Board, BoardContext, BoardFactory, LegalEntry } from "../types";
 import { actionOf, confirmOnly, costOf, edgeLabel, nextSteps, previewOf, type Side, type Step, type Target, targetKey } from "./actions";
@@ -33,6 +33,7 @@ import {
   isNeonFlipView,
   KINDS,
   type NeonFlipView,
+  OBJECTIVE_TEXT,
   REASONS,
   rowOf,
   seatMark,
@@ -271,7 +272,7 @@ export function makeBoard(root: HTMLElement, context: BoardContext, settings: Bo
           : cascade.length
             ? `${describeTarget(target)}: a cascade may start into ${cascade.join(", ")}`
             : describeTarget(target);
-    hint.textContent = `${what}${cost !== null ? ` · ${cost} Energy` : ""}. Enter or click to play.`;
+    hint.textContent = `${what}${cost !== null ? ` · ${cost} Energy` : ""}. ${touchScreen() ? "Tap to play." : "Enter or click to play."}`;
   }
 
   function describeTarget(target: Target): string {
@@ -634,7 +635,7 @@ export function makeBoard(root: HTMLElement, context: BoardContext, settings: Bo
         h("span.nf-energy", { "data-testid": "nf-energy", title: "Energy" }, `⚡ ${me?.energy ?? 0}`),
         h("span.nf-vp", { "data-testid": "nf-my-vp" }, `${me?.vp ?? 0} VP`),
       ),
-      h("p.nf-objective", { "data-testid": "nf-objective" }, "Objective: ", objective ? h("strong", null, objective.name) : h("span.muted", null, "not chosen yet")),
+      h("p.nf-objective", { "data-testid": "nf-objective", title: objective ? (OBJECTIVE_TEXT[objective.id] ?? "") : "" }, "Objective: ", objective ? h("strong", null, objective.name) : h("span.muted", null, "not chosen yet")),
       h("h4", null, `Hand (${view.you.hand.length})`),
       hand,
       controls,
@@ -655,7 +656,12 @@ export function makeBoard(root: HTMLElement, context: BoardContext, settings: Bo
             null,
             (view.you?.offers ?? []).map((offer) => {
               const option = choices.find((o) => o.command.objective === offer.id);
-              return h("button.nf-objective-offer", { type: "button", "data-objective": offer.id, disabled: !option, onclick: () => option && send(option) }, offer.name);
+              return h(
+                "button.nf-objective-offer",
+                { type: "button", "data-objective": offer.id, disabled: !option, onclick: () => option && send(option) },
+                h("strong.nf-objective-name", null, offer.name),
+                OBJECTIVE_TEXT[offer.id] ? h("span.nf-objective-text", null, OBJECTIVE_TEXT[offer.id]) : null,
+              );
             }),
           )
         : h("p.muted", null, view.you?.objective ? `You keep ${view.you.objective.name}.` : "Waiting…"),
