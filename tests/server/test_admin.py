@@ -27,6 +27,7 @@ from engine.core import expand_legal, to_wire
 from engine.registry import get_game
 from lumin.cli import main
 from protocol.messages import Bye, ChatMessage, Kicked, RoomClosed
+from protocol.versions import PROTOCOL_VERSION
 from server.app import LuminServer
 from server.bans import Bans, parse_address
 from server.config import Settings
@@ -153,7 +154,7 @@ async def test_a_room_its_log_and_the_connections(server, connect) -> None:
     code, output = await lumin_admin(server, "--json", "connections")
     (connection,) = json.loads(output)["connections"]
     assert connection["user"] == ada.user and connection["rooms"] == [{"room": room, "seat": 0}]
-    assert connection["version"] == 3 and connection["address"] == "127.0.0.1"
+    assert connection["version"] == PROTOCOL_VERSION and connection["address"] == "127.0.0.1"
     status, body = await call(server, "GET", "rooms/rnothing")
     assert status == 404 and body["error"] == "no_such_room"
 
