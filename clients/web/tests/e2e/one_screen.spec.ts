@@ -289,7 +289,8 @@ async function playOn(browser: Browser, game: Game, screen: Screen): Promise<voi
   let moves = 0;
   for (let guard = 0; guard < 400; guard++) {
     // During play only: the end's report and summary may take the screen.
-    if ((moves > 0 || guard > 0) && !(await page.locator(ENDED).first().isVisible())) await checkScreen(page, game.parts, found, `${size}, move ${moves + 1}`);
+    const over = async () => (await page.locator(ENDED).filter({ visible: true }).count()) > 0;
+    if ((moves > 0 || guard > 0) && !(await over())) await checkScreen(page, game.parts, found, `${size}, move ${moves + 1}`, over);
     const did = await game.move(page, press, moves);
     if (did === "over") break;
     if (did === "moved") moves += 1;

@@ -82,9 +82,11 @@ export async function screenProblems(page: Page, parts: Parts): Promise<string[]
   );
 }
 
-/** Check the screen at a move: fails with what is wrong (or, soft, records it in `found`). */
-export async function checkScreen(page: Page, parts: Parts, found: Set<string>, when: string): Promise<void> {
+/** Check the screen at a move: fails with what is wrong (or, soft, records it in `found`),
+ *  unless `over()` says the game ended meanwhile (its report may then take the screen). */
+export async function checkScreen(page: Page, parts: Parts, found: Set<string>, when: string, over: () => Promise<boolean>): Promise<void> {
   const problems = await screenProblems(page, parts);
+  if (problems.length && (await over())) return;
   if (SOFT) {
     for (const problem of problems) found.add(problem.replace(/\d+ px/g, "N px"));
     if (problems.length) await page.evaluate(() => window.scrollTo(0, 0));
