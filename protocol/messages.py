@@ -82,6 +82,7 @@ __all__ = [
     "Sender",
     "SessionInfo",
     "Sessions",
+    "SetName",
     "SignIn",
     "Snapshot",
     "Start",
@@ -380,6 +381,19 @@ class Bye(Message):
     SENDERS = _FROM_BOTH
     code: str = "normal"
     message: str = ""
+
+
+@_message
+@attrs.frozen(kw_only=True)
+class SetName(Message):
+    """Play under another name from now on, without reconnecting (protocol version 4); answered
+    by ``ok``. The seats the identity holds in rooms not finished take the new name (their
+    members get ``room_update``); chat lines from now on carry it."""
+
+    TYPE = "set_name"
+    SENDERS = _FROM_CLIENT
+    name: str
+    id: int | None = _id()
 
 
 @_message

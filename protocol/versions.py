@@ -12,6 +12,7 @@ from collections.abc import Iterable
 __all__ = [
     "ACCOUNTS_VERSION",
     "MOVED_VERSION",
+    "NAME_VERSION",
     "OPERATOR_VERSION",
     "PROTOCOL_VERSION",
     "SUPPORTED_VERSIONS",
@@ -20,18 +21,21 @@ __all__ = [
 
 #: The version this package implements: 2 adds ``moved`` (a cluster's room lives on another
 #: node) to version 1; 3 adds the operator's words to ``room_closed`` and ``kicked``
-#: (``message``); 5 adds players who come back: accounts (``claim_name``, ``sign_in``,
-#: sessions), an outside provider's signed identity in ``hello`` (``jwt``), ratings beside
-#: names (``rating`` of a seat) and their change at a game's end (``ratings_changed``), and
-#: quick play (``play_now``). Version 4 is kept for the browser client's additions.
+#: (``message``); 4 adds ``set_name`` (renaming without reconnecting); 5 adds players who come
+#: back: accounts (``claim_name``, ``sign_in``, sessions), an outside provider's signed
+#: identity in ``hello`` (``jwt``), ratings beside names (``rating`` of a seat) and their
+#: change at a game's end (``ratings_changed``), and quick play (``play_now``).
 PROTOCOL_VERSION = 5
 #: Every version this package can speak, oldest first.
-SUPPORTED_VERSIONS: tuple[int, ...] = (1, 2, 3, PROTOCOL_VERSION)
+SUPPORTED_VERSIONS: tuple[int, ...] = (1, 2, 3, 4, PROTOCOL_VERSION)
 #: The first version whose clients are sent ``moved``; older ones get ``try_again`` instead.
 MOVED_VERSION = 2
 #: The first version whose clients get ``message`` in ``room_closed`` and ``kicked``; older
 #: ones get the same messages without it (their decoders refuse fields they do not know).
 OPERATOR_VERSION = 3
+#: The first version whose clients may send ``set_name``; older ones rename by reconnecting
+#: with a new ``hello``, as before.
+NAME_VERSION = 4
 #: The first version with accounts, ratings and quick play; older clients play as guests and
 #: are sent seats without ratings (their decoders refuse fields they do not know).
 ACCOUNTS_VERSION = 5

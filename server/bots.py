@@ -268,6 +268,19 @@ class BotSeats:
             and room.seats[seat].kind == "human"
         }
 
+    def stand_in(self, room: BotRoom, seat: int) -> None:
+        """The person of ``seat`` left on purpose: a bot plays their seat now, without the
+        grace period a lost connection gets."""
+        handle = self.grace.pop((room.id, seat), None)
+        if handle is not None:
+            handle.cancel()
+        driver = self.drivers.get((room.id, seat))
+        if driver is not None and driver.once:  # a turn-clock move: a whole stand-in replaces it
+            self.stop_seat(room, seat)
+        if room.status == "playing" and not room.closed:
+            log.info("stand_in_bot", room=room.id, seat=seat, left=True)
+            self._start(room, seat, room.game.default_bot)
+
     def in_grace(self, room: BotRoom, seat: int) -> bool:
         """Whether the person of ``seat`` is disconnected and still within their grace."""
         return (room.id, seat) in self.grace

@@ -63,6 +63,7 @@ from protocol.messages import (
     RoomList,
     SessionInfo,
     Sessions,
+    SetName,
     SignIn,
     Start,
     UnwatchLobby,
@@ -70,7 +71,7 @@ from protocol.messages import (
     WatchRoom,
     Welcome,
 )
-from protocol.versions import ACCOUNTS_VERSION, MOVED_VERSION
+from protocol.versions import ACCOUNTS_VERSION, MOVED_VERSION, NAME_VERSION
 from server.accounts import MAX_NAME, Identity, digest, name_key, session_id, user_id
 from server.bans import banned_sentence
 from server.batch import QueuedAct
@@ -88,6 +89,7 @@ __all__ = [
     "HANDLERS",
     "MAX_MUTED",
     "MAX_REPLAYS",
+    "MAX_SET_NAME",
     "Session",
     "failed",
     "handle",
@@ -102,6 +104,8 @@ log = structlog.get_logger("lumin.server")
 #: What one connection may hold open, so no client can grow the server without bound.
 MAX_REPLAYS = 8
 MAX_MUTED = 256
+#: The longest name ``set_name`` takes, in characters (an account's names are shorter).
+MAX_SET_NAME = 40
 
 
 class Session(Peer, Protocol):
@@ -408,6 +412,32 @@ def _for_version(session: Session, page: RoomList) -> RoomList:
     return attrs.evolve(page, rooms=tuple(map(without_ratings, page.rooms)))
 
 
+async def on_set_name(session: Session, request: SetName) -> None:
+    """Play under a new name from now on (version 4): this connection's chat lines and the
+    identity's seats in this node's rooms not finished take it; their members get
+    ``room_update``."""
+    if (session.conn.version or 0) < NAME_VERSION:
+        raise Refused(
+            ErrorCode.UNKNOWN_TYPE,
+            f"'set_name' needs protocol version {NAME_VERSION}; reconnect with the new name.",
+        )
+    name = request.name.strip()
+    if not 1 <= len(name) <= MAX_SET_NAME:
+        raise Refused(
+            ErrorCode.BAD_FIELD, f"set_name.name: a name has 1 to {MAX_SET_NAME} characters."
+        )
+    if session.session_hash is not None:
+        raise Refused(
+            ErrorCode.BAD_FIELD,
+            "A signed-in player plays under the account's name; claim another to change it.",
+        )
+    name = await _guest_name(session, name, session.identity)  # a claimed name is its owner's
+    session.name = name
+    for room in list(session.hub.rooms.values()):
+        room.rename(session.user, name)
+    session.send(Ok(ref=request.id))
+
+
 async def on_watch_lobby(session: Session, request: WatchLobby) -> None:
     session.hub.lobby.add(session)
     session.send(_for_version(session, attrs.evolve(await session.hub.summaries(), ref=request.id)))
@@ -644,6 +674,7 @@ Handler = Callable[[Session, Any], Awaitable[None]]
 HANDLERS: Mapping[type[Message], Handler] = {
     Hello: on_hello,
     Ping: on_ping,
+    SetName: on_set_name,
     WatchLobby: on_watch_lobby,
     UnwatchLobby: on_unwatch_lobby,
     ListGames: on_list_games,

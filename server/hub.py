@@ -585,7 +585,12 @@ class Hub:
     # -- lobby ----------------------------------------------------------------------------------
 
     def listed(self, room: Room) -> bool:
-        return not room.private and not room.closed
+        """Whether the lobby lists ``room``: public, open, and not a waiting room its last
+        person left (or closed the page on); it is listed again once someone is back in it by
+        its link, and the idle expiry closes it otherwise."""
+        if room.private or room.closed:
+            return False
+        return room.status != "waiting" or bool(room.peers) or not room.deserted
 
     async def summaries(
         self, game: str | None = None, offset: int = 0, limit: int | None = None
@@ -633,8 +638,10 @@ class Hub:
 
     def _send_lobby(self) -> None:
         self._flush = None
-        changed = [self.rooms[r].summary() for r in self._dirty if r in self.rooms]
-        removed = sorted(self._removed)
+        dirty = [self.rooms[r] for r in self._dirty if r in self.rooms]
+        changed = [room.summary() for room in dirty if self.listed(room)]
+        # A waiting room everyone left goes from the list as if it were gone.
+        removed = sorted(self._removed | {room.id for room in dirty if not self.listed(room)})
         self._dirty.clear()
         self._removed.clear()
         self._gauge()

@@ -132,6 +132,8 @@ class RoomBots(Protocol):
 
     def human_back(self, room: Any, seat: int) -> None: ...
 
+    def stand_in(self, room: Any, seat: int) -> None: ...
+
     def in_grace(self, room: Any, seat: int) -> bool: ...
 
 
@@ -212,6 +214,9 @@ class Room:
         self.lease_epoch: int | None = None
         # Viewers: every connection in the room, with the seat it sees (None: spectator).
         self.peers: dict[Peer, Viewer] = {}
+        #: Whether the last person in the room left it (the lobby stops listing a waiting
+        #: room then; a rematch nobody has opened yet is not deserted).
+        self.deserted = False
         self._patcher = game if isinstance(game, ViewPatcher) else None
         self.fanout = Fanout(self.id, game, self._patcher, host.settings.history)
         self.chat_log = Chat(self.id, host.settings.chat_length, host.settings.chat_rate)
@@ -462,23 +467,42 @@ class Room:
         if peer not in self.peers:
             return None
         viewer = self.peers.pop(peer)
+        if not self.peers:
+            self.deserted = True
         if viewer not in self.peers.values():
             self.fanout.gone(viewer, time.monotonic())
         return viewer
 
     async def leave(self, peer: Peer) -> None:
-        """Before the start, free the person's seat; after it, only stop watching (the seat
-        stays theirs; a bot plays it once the grace period runs out)."""
+        """Before the start, free the person's seat; after it, stop watching: the seat stays
+        theirs and, once none of their connections is left in the room, a bot plays it at
+        once (leaving on purpose has no grace period to wait out; coming back takes it over)."""
         seat = self.seat_of(peer.user)
         self._gone(peer)
         if seat is not None and self.status == "waiting":
             self._free(seat)
-        elif seat is not None:
-            if self.status == "playing" and seat not in self.meta.get("left", ()):
+        elif (
+            seat is not None
+            and self.status == "playing"
+            and not any(p.user == peer.user for p in self.peers)
+        ):
+            if seat not in self.meta.get("left", ()):
                 # Left on purpose: the seat counts as last in the ratings.
                 self.meta["left"] = [*self.meta.get("left", ()), seat]
                 self.hub.store.update_room(self.id, epoch=self.lease_epoch, meta=self.meta)
-            self.disconnected(peer.user, seat)
+            self.hub.bots.stand_in(self, seat)
+        self._changed()
+
+    def rename(self, user: str, name: str) -> None:
+        """``user`` plays as ``name`` from now on: their seat here takes it, unless the game is
+        over (a finished game keeps the names it was played under)."""
+        seat = self.seat_of(user)
+        if seat is None or self.status == "finished" or self.closed:
+            return
+        if self.seats[seat].name == name:
+            return
+        self.seats[seat].name = name
+        self._persist_seats()
         self._changed()
 
     def _free(self, seat: int) -> None:

@@ -86,8 +86,9 @@ def join_kind(
 
 def check_start(seats: Sequence[Seat], host: str | None) -> None:
     """Refuse (``not_ready``) to start while a seat is open or a seated person other than the
-    host has not said ready."""
-    for n, seat in enumerate(seats):
+    host has not said ready. The sentence counts seats from 1, as players see them (seat 0 of
+    the protocol is "seat 1")."""
+    for n, seat in enumerate(seats, start=1):
         if seat.kind == "open":
             raise Refused(ErrorCode.NOT_READY, f"Seat {n} is still open.")
         if seat.kind == "human" and not seat.ready and seat.user != host:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from clients.sdk import LuminClient, ServerError
+from clients.sdk import LuminClient, ServerError, human
 from protocol.messages import (
     Account,
     Bye,
@@ -15,8 +15,10 @@ from protocol.messages import (
     ListSessions,
     RevokeSession,
     Sessions,
+    SetName,
     SignIn,
 )
+from tests.server.test_cluster import until
 
 
 async def test_a_guest_claims_a_name_and_signs_in_on_a_second_connection(connect) -> None:
@@ -122,3 +124,18 @@ async def test_a_guest_saying_a_claimed_name_plays_as_a_guest_of_that_name(conne
     assert impostor.welcome.name == "ADA (guest)"
     owner = await connect("whatever", token=ada.token)
     assert owner.welcome.name == "Ada", "the account's own session keeps its name"
+
+
+async def test_set_name_keeps_a_claimed_name_its_owners(connect) -> None:
+    """A guest renaming to a claimed name plays as ``NAME (guest)``, as a hello saying it
+    would; a signed-in account cannot rename away from its account's name."""
+    ada = await connect("Ada")
+    await ada.request(ClaimName(name="Ada", password="correct horse"))
+    eve = await connect("Eve")
+    await eve.request(SetName(name="ada"))
+    room = await eve.create_room("flip_over_frog", seats=[human(), human()], sit=0)
+    await until(lambda: room in eve.room_info)
+    assert eve.room_info[room].seats[0].name == "ada (guest)"
+    with pytest.raises(ServerError) as refused:
+        await ada.request(SetName(name="Somebody"))
+    assert refused.value.code == "bad_field" and "account" in refused.value.message

@@ -26,7 +26,9 @@ from protocol.messages import (
     Ping,
     Pong,
     RoomCreated,
+    RoomUpdate,
     SeatChoice,
+    SetName,
     Snapshot,
     WatchRoom,
     Welcome,
@@ -73,10 +75,12 @@ class StandIn:
     def room_moved(self, room: str, url: str | None = None) -> None:
         self.rooms.pop(room, None)
 
-    async def hello(self, name: str = "Ada", token: str | None = None) -> list[Message]:
+    async def hello(
+        self, name: str = "Ada", token: str | None = None, versions: tuple[int, ...] = (1,)
+    ) -> list[Message]:
         """Greet the server the way a client does: the frame through the sans-I/O connection
         (which picks the version), then its handler."""
-        self.conn.receive_data(encode(Hello(id=1, versions=(1,), name=name, token=token)))
+        self.conn.receive_data(encode(Hello(id=1, versions=versions, name=name, token=token)))
         (hello,) = self.conn.events_received()
         return await self.ask(hello)
 
@@ -133,6 +137,31 @@ async def test_a_message_that_is_not_a_request_is_unknown_type(session: StandIn)
     (error,) = await session.ask(Ok(ref=3))
     assert isinstance(error, Error) and error.code == "unknown_type"
     assert "'ok' is not a request" in error.message
+
+
+async def test_set_name_renames_the_seats_held_without_reconnecting(session: StandIn) -> None:
+    """Version 4: the seat takes the new name and the room's members are told."""
+    await session.hello("Ada", versions=(1, 2, 3, 4))
+    (created, *_) = await session.ask(
+        CreateRoom(id=2, game="flip_over_frog", seats=(SeatChoice(), SeatChoice()), sit=0)
+    )
+    assert isinstance(created, RoomCreated)
+    answers = await session.ask(SetName(id=3, name="  Ada Lovelace "))
+    assert isinstance(answers[-1], Ok) and answers[-1].ref == 3
+    assert session.name == "Ada Lovelace"
+    assert session.hub.rooms[created.room].seats[0].name == "Ada Lovelace"
+    updates = [m for m in answers if isinstance(m, RoomUpdate)]
+    assert updates and updates[-1].info.seats[0].name == "Ada Lovelace"
+    (refused,) = await session.ask(SetName(id=4, name="   "))
+    assert isinstance(refused, Error) and refused.code == "bad_field" and refused.ref == 4
+
+
+async def test_set_name_before_version_4_is_unknown_and_changes_nothing(session: StandIn) -> None:
+    await session.hello("Ada", versions=(1, 2, 3))
+    (refused,) = await session.ask(SetName(id=2, name="Bea"))
+    assert isinstance(refused, Error) and refused.code == "unknown_type"
+    assert "version 4" in refused.message
+    assert session.name == "Ada"
 
 
 async def test_create_room_answers_with_the_room_then_its_snapshot(session: StandIn) -> None:

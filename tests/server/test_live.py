@@ -82,6 +82,24 @@ async def test_stand_in_stops_when_the_player_returns(connect, server: LuminServ
     assert (room, 1) not in server.hub.bots.drivers
 
 
+async def test_a_player_who_leaves_during_the_game_gets_a_bot_at_once(
+    connect, server: LuminServer
+) -> None:
+    # Leaving on purpose is not a lost connection: no grace period to wait out.
+    server.hub.bots.settings = attrs.evolve(server.settings, grace=600.0)
+    ada: LuminClient = await connect("Ada")
+    bob: LuminClient = await connect("Bob")
+    room = await ada.create_room("flip_over_frog", seats=[human(), human()], sit=0)
+    await bob.join(room, 1)
+    await bob.ready(room)
+    await ada.start(room)
+    await bob.leave(room)
+    assert (room, 1) not in server.hub.bots.grace
+    await asyncio.wait_for(play_seat(ada, room, random.Random(3), "flip_over_frog"), 30)
+    assert server.hub.rooms[room].seats[1].user == bob.user, "the seat stays Bob's"
+    assert any(r.seat == 1 for r in server.store.records(room)), "a bot played Bob's seat"
+
+
 async def test_turn_clock_moves_for_a_player_who_takes_too_long(
     connect, server: LuminServer
 ) -> None:

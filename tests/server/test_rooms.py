@@ -43,6 +43,30 @@ async def test_lobby_lists_rooms_and_sends_live_updates(connect) -> None:
     assert room in [r.room for r in await bob.list_rooms("flip_over_frog")]
 
 
+async def test_a_waiting_room_everyone_left_leaves_the_lobby_until_someone_returns(
+    connect,
+) -> None:
+    ada, bob = await connect("Ada"), await connect("Bob")
+    await bob.watch_lobby()
+    room = await ada.create_room("flip_over_frog", seats=[human(), human()], sit=0)
+    assert room in [r.room for r in await bob.list_rooms()]
+    token = ada.token
+    await ada.close()  # the only person in it closed the page
+
+    async def told(check) -> None:
+        while True:
+            message = await bob.messages.get()
+            if isinstance(message, LobbyUpdate) and check(message):
+                return
+
+    await asyncio.wait_for(told(lambda m: room in m.removed), 5)
+    assert room not in [r.room for r in await bob.list_rooms()]
+    back = await connect("Ada", token=token)
+    await back.watch(room)
+    await asyncio.wait_for(told(lambda m: any(r.room == room for r in m.rooms)), 5)
+    assert room in [r.room for r in await bob.list_rooms()]
+
+
 async def test_games_lists_every_game_with_what_a_room_of_it_may_have(connect) -> None:
     """A client builds its create-room form from ``list_games`` alone: a room made from the
     listed seat counts, bots and options is accepted."""

@@ -108,15 +108,16 @@ def test_the_game_starts_with_every_seat_filled_and_every_guest_ready() -> None:
 
 
 def test_an_open_seat_stops_the_start() -> None:
+    """The sentence counts seats as players see them, from 1: the third seat is seat 3."""
     seats = [human("host"), bot(), Seat()]
-    assert refusal(lambda: check_start(seats, "host")) == ("not_ready", "Seat 2 is still open.")
+    assert refusal(lambda: check_start(seats, "host")) == ("not_ready", "Seat 3 is still open.")
 
 
 def test_a_guest_not_ready_stops_the_start() -> None:
     seats = [human("host"), human("ann", name="Ann")]
     assert refusal(lambda: check_start(seats, "host")) == (
         "not_ready",
-        "Ann (seat 1) is not ready.",
+        "Ann (seat 2) is not ready.",
     )
 
 

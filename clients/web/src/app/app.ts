@@ -104,14 +104,36 @@ export class App {
       h("button.small", { type: "submit" }, "Save"),
     );
     this.nameInput.onchange = () => this.rename();
-    return h(
+    // On a narrow screen the name and the toggles fold behind one button (CSS shows them
+    // inline on wider ones), so the header stays one slim row above the board.
+    const settings = h("div.header-settings", { id: "header-settings" }, nameForm, h("div.toggles", null, effects, music));
+    const menu = h("button.small.ghost.menu-toggle", { type: "button", "aria-expanded": "false", "aria-controls": "header-settings", "data-testid": "menu-toggle", "aria-label": "Name and sound", title: "Name and sound" }, "☰");
+    const header = h(
       "header.app-header",
       null,
+      h("a.skip-link", { href: "#/", "data-testid": "skip-link", onclick: (event: Event) => this.skipToContent(event) }, "Skip to the page"),
       h("a.logo", { href: "#/", "aria-label": "Lumin lobby" }, "LUMIN"),
       h("nav.main-nav", { "aria-label": "Main" }, h("a", { href: "#/" }, "Lobby"), h("a", { href: "#/howto/flip_over_frog" }, "How to play")),
-      nameForm,
-      h("div.toggles", null, effects, music),
+      menu,
+      settings,
     );
+    menu.onclick = () => {
+      const open = !header.classList.contains("menu-open");
+      header.classList.toggle("menu-open", open);
+      menu.setAttribute("aria-expanded", String(open));
+    };
+    return header;
+  }
+
+  /** The skip link: focus the page's first control worth starting from (the board during a
+   *  game, the create form in the lobby), else the page itself. */
+  private skipToContent(event: Event): void {
+    event.preventDefault();
+    const page = this.main.querySelector<HTMLElement>("[data-page]");
+    const target = page?.querySelector<HTMLElement>("[data-start-here]") ?? page;
+    if (!target) return;
+    if (!target.hasAttribute("tabindex") && !target.matches("button, a[href], input, select, textarea")) target.tabIndex = -1;
+    target.focus();
   }
 
   private rename(): void {
@@ -121,7 +143,14 @@ export class App {
       return;
     }
     storage.set("name", name);
-    this.state.session.rename(name);
+    this.state.session.rename(name).then(
+      () => this.nameInput.setCustomValidity(""),
+      (error: unknown) => {
+        // Said at the name box, where the player typed it.
+        this.nameInput.setCustomValidity(error instanceof Error ? error.message : String(error));
+        this.nameInput.reportValidity();
+      },
+    );
   }
 
   private drawCorner(): void {
@@ -181,6 +210,7 @@ export class App {
         break;
     }
     replace(this.main, this.page.element);
+    document.body.dataset.route = route.page;
     window.scrollTo(0, 0);
   }
 }

@@ -7,6 +7,7 @@
 
 import type { ClientMessage, Data, GameInfo, OptionInfo, SeatChoice } from "../protocol/messages";
 import { h } from "./dom";
+import { playerDoc } from "./sentences";
 
 /** Who sits at a seat being created. */
 export type SeatPlan = { who: "me" } | { who: "open" } | { who: "bot"; bot: string };
@@ -131,7 +132,7 @@ export function label(option: OptionInfo): string {
 /** One form control for an option; `onChange` receives the parsed value. */
 export function optionControl(option: OptionInfo, value: unknown, idPrefix: string, onChange: (value: unknown) => void): HTMLElement {
   const id = `${idPrefix}-${option.name}`;
-  const help = h("small.help", { id: `${id}-help` }, option.doc);
+  const help = h("small.help", { id: `${id}-help` }, playerDoc(option.doc));
   let control: HTMLElement;
   if (option.kind === "bool") {
     const box = h("input", { type: "checkbox", id, checked: value === true, "aria-describedby": `${id}-help`, "data-option": option.name });

@@ -59,3 +59,9 @@ export function svg(tag: string, attrs: Record<string, string | number> = {}, ..
 export function run(action: () => Promise<unknown>, onError: (error: unknown) => void): void {
   action().catch(onError);
 }
+
+/** Whether the page is used by touch alone (no hovering pointer): hints then speak of taps,
+ *  not keys. */
+export function touchScreen(): boolean {
+  return typeof window !== "undefined" && typeof window.matchMedia === "function" && window.matchMedia("(hover: none)").matches;
+}

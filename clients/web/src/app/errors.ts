@@ -1,7 +1,9 @@
 /**
- * The error line: one line showing the latest refusal or failure (`code: sentence`), with the
- * time it arrived and a dismiss button. Every `rejected` and `error` the server sends reaches
- * one while a page is open; codes stay visible so players can report them.
+ * The error line: one line showing the latest refusal or failure in a sentence, with the time
+ * it arrived and a dismiss button. Every `rejected` and `error` the server sends reaches one
+ * while a page is open. Players read the sentence; the protocol's code stays on the element
+ * (`data-code`, and a tooltip) for a player who reports it. A page clears the line once what
+ * it said no longer holds ({@link ErrorLine.clearIf}).
  */
 
 import { ProtocolError, ServerError } from "../protocol/errors";
@@ -29,18 +31,29 @@ export class ErrorLine {
     const time = new Date().toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
     replace(
       this.element,
-      h("span.error-code", { "data-code": code }, code),
-      h("span.error-text", null, text),
+      h("span.error-text", { title: `code: ${code}` }, text),
       h("time.muted", null, time),
       h("button.small.ghost", { type: "button", "aria-label": "Dismiss the message", onclick: () => this.clear() }, "✕"),
     );
     this.element.hidden = false;
+    this.element.dataset.code = code;
     this.element.dataset.count = String(this.count);
     return `${code}: ${text}`;
   }
 
   clear(): void {
     this.element.hidden = true;
+    delete this.element.dataset.code;
     this.element.replaceChildren();
+  }
+
+  /** Clear the line when it shows one of `codes` (what it said no longer holds). */
+  clearIf(...codes: string[]): void {
+    if (!this.element.hidden && codes.includes(this.element.dataset.code ?? "")) this.clear();
+  }
+
+  /** The code of the problem shown, if any. */
+  get code(): string | null {
+    return this.element.hidden ? null : (this.element.dataset.code ?? null);
   }
 }

@@ -47,9 +47,27 @@ export class LobbyPage implements Page {
       session.on("welcome", () => {
         if (this.watchedOn !== session.conn) this.watch(); // a reconnect: watch again
         this.drawMine();
+        // Back online: a failure to reach the server no longer holds.
+        if (this.createArea.querySelector<HTMLElement>(".create-problem")?.dataset.code === "disconnected") this.clearCreateFailure();
+        if (this.problem.textContent?.startsWith("Not connected")) this.problem.textContent = "";
       }),
     );
     this.element.append(
+      h(
+        "section.lobby-pitch",
+        { "aria-label": "Lumin" },
+        h("p.pitch", null, "Four neon tabletop games to play in the browser with friends or bots: make a room, share its link, play."),
+        h(
+          "ul.pitch-games",
+          null,
+          h("li", null, h("span.pitch-icon.fof", { "aria-hidden": "true" }, "🐸"), "Flip Over Frog"),
+          h("li", null, h("span.pitch-icon.nh", { "aria-hidden": "true" }, "⬢"), "Neon Hex"),
+          h("li", null, h("span.pitch-icon.f8", { "aria-hidden": "true" }, "⚡"), "Flash 8"),
+          h("li", null, h("span.pitch-icon.nf", { "aria-hidden": "true" }, "◆"), "Neon Flip"),
+        ),
+      ),
+      h("section.panel.create-panel", { "aria-labelledby": "create-title", "data-start-here": "" }, h("h2#create-title", null, "Create a room"), this.createArea),
+      this.joinPanel(),
       h(
         "section.panel.rooms-panel",
         { "aria-labelledby": "rooms-title" },
@@ -60,8 +78,6 @@ export class LobbyPage implements Page {
         h("p.muted", null, "Watch any finished game again, step by step, from any seat."),
         this.finished,
       ),
-      h("section.panel.create-panel", { "aria-labelledby": "create-title" }, h("h2#create-title", null, "Create a room"), this.createArea),
-      this.joinPanel(),
       this.problem,
     );
     // Requests may follow hello before welcome: ask for the rooms first, then the games.
@@ -75,8 +91,26 @@ export class LobbyPage implements Page {
   }
 
   private show(error: unknown): void {
-    const text = error instanceof ServerError ? `${error.code}: ${error.message}` : String(error);
-    this.problem.textContent = text;
+    this.problem.textContent = error instanceof ServerError ? error.message : String(error);
+  }
+
+  /** Say why the room was not created, beside the button the player just pressed; it clears
+   *  once the plan changes or the connection is back. */
+  private createFailed(error: unknown): void {
+    const line = this.createArea.querySelector<HTMLElement>(".create-problem");
+    if (!line) return this.show(error);
+    line.textContent = error instanceof ServerError ? error.message : String(error);
+    line.dataset.code = error instanceof ServerError ? error.code : "error";
+    line.hidden = false;
+  }
+
+  private clearCreateFailure(): void {
+    const line = this.createArea.querySelector<HTMLElement>(".create-problem");
+    if (line) {
+      line.textContent = "";
+      line.hidden = true;
+      delete line.dataset.code;
+    }
   }
 
   private watch(): void {
@@ -248,27 +282,23 @@ export class LobbyPage implements Page {
         const range = seatRange(plan.game, plan.options);
         if (range && (plan.seats.length < range.min || plan.seats.length > range.max)) {
           resizeSeats(plan, Math.min(range.max, Math.max(range.min, plan.seats.length)));
-          this.drawCreate();
-          document.getElementById(`opt-${option.name}`)?.focus();
-        } else this.refreshProblem();
+        }
+        this.drawSeats();
       }),
     );
-    const range = seatRange(plan.game, plan.options);
-    const count = h("input#create-seats", {
-      type: "number",
-      min: range?.min ?? 1,
-      max: range?.max ?? 1,
-      value: String(plan.seats.length),
-      "data-testid": "create-seats",
-    });
-    count.onchange = () => {
+    const count = h("input#create-seats", { type: "number", "data-testid": "create-seats" });
+    // The seat rows follow the count as it is typed, in place (never the whole form): by the
+    // time the player clicks "Create room" the form has its final layout, so the click lands
+    // on the button it aimed at (a change on blur would move the button under the pointer).
+    count.oninput = () => {
+      const range = seatRange(plan.game, plan.options);
       const n = Number(count.value);
-      if (range && Number.isInteger(n) && n >= range.min && n <= range.max) {
+      if (range && Number.isInteger(n) && n >= range.min && n <= range.max && n !== plan.seats.length) {
         resizeSeats(plan, n);
-        this.drawCreate();
-        document.getElementById("create-seats")?.focus();
-      } else count.value = String(plan.seats.length);
+        this.drawSeats(false);
+      }
     };
+    count.onchange = () => this.drawSeats();
     const privateBox = h("input#create-private", { type: "checkbox", checked: plan.private });
     privateBox.onchange = () => (plan.private = privateBox.checked);
     const clock = h("input#create-clock", { type: "number", min: 5, step: "1", placeholder: "off", value: plan.turnClock === null ? "" : String(plan.turnClock) });
@@ -289,14 +319,8 @@ export class LobbyPage implements Page {
         "fieldset.seats",
         null,
         h("legend", null, "Seats"),
-        h(
-          "div.field",
-          null,
-          h("label", { for: "create-seats" }, "Number of seats"),
-          count,
-          h("small.help", null, range ? (range.min === range.max ? `exactly ${range.min}` : `${range.min} to ${range.max}`) : "no seat count suits these options"),
-        ),
-        h("ol.seat-plan", null, plan.seats.map((_seat, index) => this.seatRow(plan, index))),
+        h("div.field", null, h("label", { for: "create-seats" }, "Number of seats"), count, h("small.help.seat-range")),
+        h("ol.seat-plan"),
       ),
       h(
         "fieldset",
@@ -307,8 +331,29 @@ export class LobbyPage implements Page {
       ),
       h("p.error-line.plan-problem", { role: "status" }),
       h("button.primary.big", { type: "submit", "data-testid": "create-submit" }, "Create room"),
+      h("p.error-line.create-problem", { role: "alert", "data-testid": "create-problem", hidden: true }),
     );
+    form.addEventListener("change", () => this.clearCreateFailure());
     replace(this.createArea, form);
+    this.drawSeats();
+  }
+
+  /** The seat count's bounds, its value (unless `setCount` is false: the player is typing it)
+   *  and the seat rows, for the plan now (in place). */
+  private drawSeats(setCount = true): void {
+    const plan = this.plan;
+    const count = this.createArea.querySelector<HTMLInputElement>("#create-seats");
+    const list = this.createArea.querySelector<HTMLElement>(".seat-plan");
+    const help = this.createArea.querySelector<HTMLElement>(".seat-range");
+    if (!plan || !count || !list || !help) return;
+    const range = seatRange(plan.game, plan.options);
+    count.min = String(range?.min ?? 1);
+    count.max = String(range?.max ?? 1);
+    if (setCount) count.value = String(plan.seats.length);
+    help.textContent = range ? (range.min === range.max ? `exactly ${range.min}` : `${range.min} to ${range.max}`) : "no seat count suits these options";
+    const focused = document.activeElement?.id ?? null;
+    replace(list, plan.seats.map((_seat, index) => this.seatRow(plan, index)));
+    if (focused && list.querySelector(`#${CSS.escape(focused)}`)) document.getElementById(focused)?.focus();
     this.refreshProblem();
   }
 
@@ -331,8 +376,7 @@ export class LobbyPage implements Page {
         for (const other of plan.seats) if (other.plan.who === "me") other.plan = { who: "open" };
       }
       seat.plan = next;
-      this.drawCreate();
-      document.getElementById(id)?.focus();
+      this.drawSeats();
     };
     const choices = plan.game.seat_options.map((option) =>
       optionControl(option, seat.choices[option.name], `seat-${index}`, (value) => {
@@ -361,6 +405,7 @@ export class LobbyPage implements Page {
     if (!plan || planProblem(plan) !== null) return;
     const request = buildCreateRoom(plan);
     this.problem.textContent = "";
+    this.clearCreateFailure();
     this.app.session
       .request<RoomCreated>(request)
       .then((created) => {
@@ -368,7 +413,7 @@ export class LobbyPage implements Page {
         if (created.code) this.app.rememberCode(created.room, created.code);
         navigate({ page: "room", room: created.room, code: created.code });
       })
-      .catch((error) => this.show(error));
+      .catch((error) => this.createFailed(error));
   }
 }
 

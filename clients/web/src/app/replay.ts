@@ -205,6 +205,7 @@ export class ReplayPage implements Page {
       this.board = factory(root, {
         seat: state.viewer,
         readOnly: true,
+        seenAs: state.viewer !== null,
         act: () => Promise.reject(new ServerError("read_only", "A replay cannot be played.")),
         sound: (name) => app.sound.play(name),
         // The game's clock at this step, so clocks read as they did then.

@@ -24,7 +24,7 @@ import type { RoomView } from "../protocol/roomview";
 import { ChatPanel } from "./chat";
 import { h, replace } from "./dom";
 import { ErrorLine } from "./errors";
-import { closedSentence, kickedSentence } from "./sentences";
+import { closedSentence, kickedSentence, optionsSentence } from "./sentences";
 import { seatGlyph } from "./lobby";
 import type { Page } from "./page";
 import { navigate, roomLink } from "./router";
@@ -33,15 +33,25 @@ import type { LogAccess } from "./logs";
 import { outcomeFromView, renderSummary } from "./summary";
 import { setAlert, setTitle } from "./title";
 
-/** Why the session did not send a move on after its room changed server (src/net/session.ts):
- *  no server message reports these, so the error line shows them here. */
-const MOVE_FAILURES: ReadonlySet<string> = new Set(["game_changed", "too_many_moves"]);
+/** Why the session did not send a move, or lost its answer (src/net/session.ts): no server
+ *  message reports these, so the error line shows them here. */
+const MOVE_FAILURES: ReadonlySet<string> = new Set(["game_changed", "too_many_moves", "not_sent", "disconnected", "timeout"]);
+/** What the error line says while a move made offline waits for the connection. */
+const HELD = new ServerError("offline", "You are offline: your move is sent once the connection is back, if it is still allowed then.");
+/** Sentences for the move failures whose session wording is not a player's. */
+const MOVE_SENTENCES: Record<string, string> = {
+  disconnected: "The connection dropped before your move was answered: the board shows whether it counted.",
+  timeout: "The server did not answer your move in time: the board shows whether it counted.",
+};
 /** Refusals said elsewhere in a sentence (the chat, the app's "banned" page), not in the error line. */
 const SAID_ELSEWHERE: ReadonlySet<string> = new Set(["muted", "banned"]);
 
 export class RoomPage implements Page {
   readonly element: HTMLElement;
   private readonly header = h("header.room-header");
+  private readonly details = h("details.room-details") as HTMLDetailsElement;
+  /** The room state the header last drew (the details fold when it changes). */
+  private headerState: string | null = null;
   private readonly seatsList = h("ol.seat-list", { "aria-label": "Seats" });
   private readonly controls = h("div.room-controls", { role: "group", "aria-label": "Room controls" });
   private readonly status = h("p.turn-status", { "aria-live": "polite", "data-testid": "turn-status" });
@@ -136,6 +146,7 @@ export class RoomPage implements Page {
     for (const off of this.offs) off();
     this.chat.destroy();
     this.destroyBoard();
+    document.body.classList.remove("in-play");
     setAlert(null);
     setTitle(null);
     // Spectators stop watching when they leave the page; players keep their seats.
@@ -283,13 +294,26 @@ export class RoomPage implements Page {
     else this.redrawTurn();
     if (!copy || copy.view === null) this.drawWaiting();
     if (summary?.state === "finished") this.gameOver();
+    // Refusals about starting no longer hold once the game runs.
+    if (summary && summary.state !== "waiting") this.errors.clearIf("not_ready", "not_host", "already_started");
   }
 
+  /** The header: one line (the game, its state, how to play, and "Room details", which
+   *  holds the room id, its options in words and the share link). The details are open while
+   *  the room waits for players (sharing is what to do then) and fold away once it plays, so
+   *  the board comes first; a player's own opening or closing sticks. */
   private drawHeader(summary: RoomSummary | null): void {
     const code = this.app.session.codes.get(this.room) ?? this.code;
     const link = roomLink(this.room, summary?.private ? code : null);
-    const options: [string, unknown][] = summary ? Object.entries(summary.options) : [];
-    if (summary?.turn_clock) options.push(["turn clock", `${summary.turn_clock} s`]);
+    const state = summary?.state ?? null;
+    if (state !== this.headerState) {
+      this.details.open = state === "waiting";
+      this.headerState = state;
+    }
+    document.body.classList.toggle("in-play", state === "playing" && this.closed === null);
+    const info = summary ? this.app.gameInfo(summary.game) : null;
+    if (summary && !info) void this.app.games().then(() => this.drawHeader(this.summary()), () => undefined);
+    const options = summary ? optionsSentence(summary.options, info, summary.turn_clock) : "";
     replace(
       this.header,
       h(
@@ -297,11 +321,16 @@ export class RoomPage implements Page {
         null,
         h("h2", null, summary ? this.app.gameName(summary.game) : "Room"),
         summary ? h(`span.state.state-${summary.state}`, { "data-testid": "room-state" }, summary.state) : null,
-        h("span.muted.room-id", null, this.room),
         summary?.private ? h("span.badge", null, "private") : null,
         summary ? h("a.help-link", { href: `#/howto/${summary.game}` }, "How to play") : null,
       ),
-      options.length ? h("p.options.muted", null, options.map(([key, value]) => `${key.replace(/_/g, " ")}: ${value}`).join(" · ")) : null,
+      this.details,
+    );
+    replace(
+      this.details,
+      h("summary", { "data-testid": "room-details" }, "Details"),
+      h("p.muted.room-id", null, `Room ${this.room}`, summary ? " · " : "", summary ? h("a.help-link.details-help", { href: `#/howto/${summary.game}` }, "How to play") : null),
+      options ? h("p.options.muted", { "data-testid": "room-options" }, `Options: ${options}`) : null,
       h(
         "div.share",
         null,
@@ -452,7 +481,9 @@ export class RoomPage implements Page {
           : host
             ? "Everyone is here: start the game."
             : "Everyone is here: waiting for the host to start.";
-    replace(this.boardArea, h("div.waiting.panel", { "data-testid": "waiting" }, h("div.spinner", { "aria-hidden": "true" }), h("p", null, text)));
+    // A spinner means "something is on its way"; a host who can start is waited for by no one.
+    const canStart = Boolean(summary && !open && !unready && host);
+    replace(this.boardArea, h("div.waiting.panel", { "data-testid": "waiting" }, canStart ? null : h("div.spinner", { "aria-hidden": "true" }), h("p", null, text)));
   }
 
   private viewChanged(copy: RoomView | null, previous: RoomView | null): void {
@@ -486,9 +517,13 @@ export class RoomPage implements Page {
     loadBoard(game)
       .then((factory) => {
         if (token !== this.loading || this.destroyed) return;
-        const root = h(`div.board-root.board-${game}`, { "data-game": game });
+        const root = h(`div.board-root.board-${game}`, { "data-game": game, tabindex: "-1", "data-start-here": "" });
+        // The Start button (or whatever had the focus) is gone: the focus goes to the board,
+        // not to the page's body, so keys and Tab start from there.
+        const lost = document.activeElement === null || document.activeElement === document.body || !document.activeElement.isConnected || this.controls.contains(document.activeElement);
         replace(this.boardArea, root);
         this.boardRoot = root;
+        if (lost && copy.seat !== null) root.focus({ preventScroll: true });
         this.board = factory(root, this.context(copy.seat));
         const latest = this.app.session.view(this.room);
         if (latest?.view) this.board.update(latest.view, latest.legal, null);
@@ -504,10 +539,14 @@ export class RoomPage implements Page {
       readOnly: seat === null,
       act: (command: Command) => {
         const seq = app.session.view(room)?.seq ?? null;
-        return app.session.request({ type: "act", room, command, seq }).then(
-          () => undefined,
+        const sent = app.session.request({ type: "act", room, command, seq });
+        if (app.session.holding > 0) this.errors.show(HELD);
+        return sent.then(
+          () => this.errors.clearIf("offline"),
           (error: unknown) => {
-            if (error instanceof ServerError && MOVE_FAILURES.has(error.code)) this.errors.show(error);
+            if (error instanceof ServerError && MOVE_FAILURES.has(error.code)) {
+              this.errors.show(new ServerError(error.code, MOVE_SENTENCES[error.code] ?? error.message));
+            } else this.errors.clearIf("offline");
             throw error;
           },
         );
@@ -558,7 +597,10 @@ export class RoomPage implements Page {
     if (!mine) setAlert(null);
     this.myTurn = mine;
     const names = this.app.seatNames(this.room);
-    this.status.textContent = !playing
+    // A board that says the turn itself is not repeated here ("Your turn." once, not twice).
+    this.status.textContent = playing && this.board?.saysTurn
+      ? ""
+      : !playing
       ? summary.state === "finished" || outcomeFromView(copy.view)
         ? "The game is over."
         : ""

@@ -6,7 +6,7 @@
  * sends none.
  */
 
-import type { Kicked, RoomClosed } from "../protocol/messages";
+import type { Data, GameInfo, Kicked, RoomClosed } from "../protocol/messages";
 
 /** Why a room closed, for reasons sent without a `message`. */
 const CLOSED: Record<string, string> = {
@@ -31,7 +31,8 @@ export function kickedSentence(message: Pick<Kicked, "seat" | "message">, playin
   const said = message.message.trim();
   const watching = "You are watching now.";
   if (said) return /watching/i.test(said) ? said : `${said} ${watching}`;
-  if (playing) return `The server's operator removed you from seat ${message.seat}. A bot plays on. ${watching}`;
+  // Seats are counted from 1 for players (seat 0 of the protocol is "seat 1").
+  if (playing) return `The server's operator removed you from seat ${message.seat + 1}. A bot plays on. ${watching}`;
   return `The host freed your seat. ${watching}`;
 }
 
@@ -43,4 +44,37 @@ export function bannedSentence(message: string): string {
 /** Why a chat line was refused (the `muted` code). */
 export function mutedSentence(message: string): string {
   return message.trim() || "The server's operator muted you in this room's chat.";
+}
+
+/**
+ * A room's options in words for its header: only those that differ from the game's defaults
+ * (all of them before the catalogue is known), as "rounds 1 · teams · turn clock 30 s"; a
+ * switched-off yes/no option is left out. Empty when nothing differs.
+ */
+export function optionsSentence(options: Data, game: GameInfo | null, turnClock: number | null): string {
+  const defaults = new Map((game?.options ?? []).map((option) => [option.name, option.default]));
+  const words: string[] = [];
+  for (const [name, value] of Object.entries(options)) {
+    if (defaults.has(name) && defaults.get(name) === value) continue;
+    if (value === false) continue;
+    const label = name.replace(/_/g, " ");
+    words.push(value === true ? label : `${label} ${String(value).replace(/_/g, " ")}`);
+  }
+  if (turnClock) words.push(`turn clock ${turnClock} s`);
+  return words.join(" · ");
+}
+
+/**
+ * An option's sentence as the catalogue gives it, for players: the rule citations that serve
+ * the rules' readers ("(decisions 7)", "rulebook 2.5.2", "(2.5.3)", "2 reproduces rulebook
+ * 2.6") are left out.
+ */
+export function playerDoc(doc: string): string {
+  return doc
+    .replace(/;\s*\d+ reproduces rulebook \d+(?:\.\d+)*/gi, "")
+    .replace(/\s*\((?:decisions|rulebook)\s[^)]*\)/gi, "")
+    .replace(/,\s*rulebook\s\d+(?:\.\d+)*(?=\))/gi, "")
+    .replace(/\s*\(\d+(?:\.\d+)+[a-z]?\)/g, "")
+    .replace(/\s+([.;,])/g, "$1")
+    .trim();
 }

@@ -36,6 +36,7 @@ export class AppState {
   readonly joinOnOpen = new Set<string>();
   private catalogue: Promise<GameInfo[]> | null = null;
   private gameNames = new Map<string, string>();
+  private infos = new Map<string, GameInfo>();
 
   constructor(
     readonly session: Session,
@@ -73,7 +74,10 @@ export class AppState {
       this.catalogue = this.session
         .request<Games>({ type: "list_games" })
         .then((answer) => {
-          for (const game of answer.games) this.gameNames.set(game.id, game.name);
+          for (const game of answer.games) {
+            this.gameNames.set(game.id, game.name);
+            this.infos.set(game.id, game);
+          }
           return answer.games;
         })
         .catch((error: unknown) => {
@@ -82,6 +86,11 @@ export class AppState {
         });
     }
     return this.catalogue;
+  }
+
+  /** A game's catalogue entry, once {@link games} has answered (else null). */
+  gameInfo(id: string): GameInfo | null {
+    return this.infos.get(id) ?? null;
   }
 
   /** A game's display name. */
@@ -124,6 +133,13 @@ export class AppState {
 /** How a seat is named on screen. */
 export function seatLabel(seat: number, name: string | null, kind: string, bot: string | null): string {
   if (kind === "open") return `Seat ${seat + 1} (open)`;
-  if (kind === "bot") return name ?? `${bot ?? "bot"} bot`;
+  // A bot the server named after its kind alone ("bot bot", "easy bot") gets its seat's
+  // number, so two of one kind read apart: "Bot 2", "Easy bot 3".
+  if (kind === "bot") {
+    const plain = `${bot ?? "bot"} bot`;
+    if (name !== null && name !== plain) return name;
+    const kindName = bot === null || bot === "bot" ? "Bot" : `${bot.charAt(0).toUpperCase()}${bot.slice(1)} bot`;
+    return `${kindName} ${seat + 1}`;
+  }
   return name ?? `Seat ${seat + 1}`;
 }

@@ -70,6 +70,32 @@ export function words(code: string): string {
   return code.replace(/_/g, " ");
 }
 
+/** How a game ended, in a sentence, by the outcome's `reason` (the protocol's id). */
+const ENDINGS: Record<string, string> = {
+  board_full: "The board is full.",
+  tiles_exhausted: "No tiles are left to play.",
+  twelve_hexes: "A faction reached 12 hexes.",
+  stalled: "A full round passed without a claim.",
+  stacks_empty: "Every stack is empty.",
+  time_up: "Time is up.",
+  reserve_empty: "The reserve is empty.",
+  dead_end: "No line can be reproduced any more.",
+  rounds: "The last checkpoint was counted.",
+  fifty: "A side reached 50 VP at a checkpoint.",
+  overdrive: "A side held two thirds of the grid.",
+  clock: "The game clock ran out.",
+  wiped: "PROTO-ZERO was wiped from the grid.",
+  ai_deck_spent: "PROTO-ZERO's deck is spent.",
+};
+
+/** The sentence for an outcome's `reason`; an unknown id in words, as a sentence. */
+export function endingSentence(reason: string): string {
+  const known = ENDINGS[reason];
+  if (known) return known;
+  const text = words(reason);
+  return `${text.charAt(0).toUpperCase()}${text.slice(1)}.`;
+}
+
 /** Any JSON-like value as nested definition lists / lists (for `details`). */
 export function renderData(value: unknown, depth = 0): HTMLElement | string {
   if (value === null || value === undefined) return "—";
@@ -148,7 +174,8 @@ export function renderSummary(outcome: OutcomeInfo, summary: RoomSummary | null,
       if (fairness.isConnected) fetchReveal(room, access).then(fill, () => fill(null));
     }, REVEAL_WAIT_MS);
 
-  const details = outcome.details && Object.keys(outcome.details).length ? h("section.details", null, h("h4", null, "Details"), renderData(outcome.details)) : null;
+  // The game's raw figures are for the curious: folded (a board draws its own report).
+  const details = outcome.details && Object.keys(outcome.details).length ? h("details.details", null, h("summary", null, "All the figures"), renderData(outcome.details)) : null;
   return h(
     "section.panel.summary",
     { "data-testid": "summary", "aria-labelledby": "summary-title" },
@@ -171,7 +198,7 @@ export function renderSummary(outcome: OutcomeInfo, summary: RoomSummary | null,
         ),
       ),
     ),
-    h("p", null, h("strong", null, "Ended: "), words(outcome.reason), outcome.tiebreak ? [h("br"), h("strong", null, "Tie broken by: "), words(outcome.tiebreak)] : null),
+    h("p", { "data-testid": "ending" }, endingSentence(outcome.reason), outcome.tiebreak ? [h("br"), h("strong", null, "Tie broken by: "), words(outcome.tiebreak)] : null),
     details,
     fairness,
   );

@@ -33,6 +33,9 @@ export interface BoardContext {
   readonly seat: number | null;
   /** True in a replay (nothing can be sent) and for spectators. */
   readonly readOnly: boolean;
+  /** True when `seat` is whose eyes the board looks through, not the person at the screen (a
+   *  replay seen from a seat): the board then names that seat, never "you". */
+  readonly seenAs?: boolean;
   /** Send a command. Resolves when the server accepts it, rejects with the server's error
    *  (the shell already shows rejections in the error line). */
   act(command: Command): Promise<void>;
@@ -57,6 +60,9 @@ export interface Board {
   /** True when the board sounds the turn alert itself (when its animations reach the
    *  player's turn, or never, for a race); the shell then only marks the tab title. */
   readonly playsTurnAlert?: boolean;
+  /** True when the board says whose turn it is (and what to do) in its own words: the shell's
+   *  turn line then stays empty during play, so the player reads it once. */
+  readonly saysTurn?: boolean;
   /** True while the board is still playing out earlier changes (an AI's moves, dice): the
    *  shell then holds back "Your turn" until `context.settled()`. */
   busy?(): boolean;

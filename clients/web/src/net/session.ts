@@ -23,6 +23,10 @@
  *   session settles on a node (a connection settles once welcomed and its resumes and resent
  *   requests are answered otherwise than by `moved`); the next one fails its request with
  *   `too_many_moves`, or, when it answers none of the caller's, reconnects with backoff.
+ * - An `act` made while the session is not connected (between a drop and the next welcome) is
+ *   held, not refused: once the room's `resume` is answered on the new connection it is sent
+ *   if the identical command is among the fresh `legal`, else it fails with `not_sent`
+ *   ({@link holding} counts the held ones, so a page can say so meanwhile).
  * - An `error` with code `try_again` is not reported: the request goes again after about 1 s,
  *   at most {@link MAX_RETRIES} times; the next `try_again` rejects it.
  * - Ping clock sync: three pings after `welcome`, then one every 5 s; {@link serverNow} is
@@ -36,7 +40,7 @@
 
 import { ServerError, ProtocolError } from "../protocol/errors";
 import type { ClientMessage, Moved, ServerMessage, ServerType, Welcome } from "../protocol/messages";
-import { ClientConnection, SUPPORTED_VERSIONS } from "../protocol/connection";
+import { ClientConnection, NAME_VERSION, SUPPORTED_VERSIONS } from "../protocol/connection";
 import { SERVER_FRAME_LIMITS } from "../protocol/codec";
 import { expandLegal, sameCommand } from "../protocol/legal";
 import type { RoomView } from "../protocol/roomview";
@@ -98,8 +102,9 @@ const FINAL_CODES: ReadonlySet<string> = new Set(["banned", "unsupported_version
 
 /** A request until it is settled: it may be sent again (`try_again`) or on another connection (`moved`). */
 interface Pending {
-  /** As it was asked for; each sending without an `id` gets a fresh one. */
-  readonly message: ClientMessage;
+  /** As it was asked for (an offline act's `seq` brought up to date); each sending without an
+   *  `id` gets a fresh one. */
+  message: ClientMessage;
   readonly resolve: (answer: ServerMessage) => void;
   readonly reject: (error: ServerError) => void;
   /** The connection a session's own `resume` belongs to (each connection sends its own, so it
@@ -112,6 +117,8 @@ interface Pending {
   /** `try_again` answers it was sent again after. */
   retries: number;
   done: boolean;
+  /** An `act` made while the session was not connected: held for the next connection. */
+  offline: boolean;
 }
 
 const OPEN = 1;
@@ -145,6 +152,8 @@ export class Session {
   private readonly answers = new Map<number, Pending>();
   /** Acts carried to this connection after `moved`, by room, until the room's resume is answered. */
   private readonly heldActs = new Map<string, Pending[]>();
+  /** Acts made while no socket was there, for the next connection. */
+  private readonly offline: Pending[] = [];
   /** The own resumes and carried requests the current connection has not settled yet. */
   private settling = new Set<Pending>();
   /** `moved` followed since the session last settled on a node. */
@@ -214,6 +223,11 @@ export class Session {
   /** Send a request; resolves with its answer (see the module docs). While a socket is being
    *  opened, the request waits for it; between a drop and the next attempt it fails at once. */
   request<T extends ServerMessage = ServerMessage>(message: ClientMessage): Promise<T> {
+    if (message.type === "act" && !this.stopped && this.ended === null && this.status !== "open") {
+      return new Promise<T>((resolve, reject) => {
+        this.holdOffline(this.track(message, resolve as (answer: ServerMessage) => void, reject, null));
+      });
+    }
     if (this.stopped || this.socket === null) {
       return Promise.reject(new ServerError("disconnected", "Not connected to the server; reconnecting…"));
     }
@@ -222,10 +236,39 @@ export class Session {
     });
   }
 
-  /** Change the name played under: reconnects with the same token (seats are kept). */
-  rename(name: string): void {
+  /** How many `act`s are held until the connection is back ({@link request}). */
+  get holding(): number {
+    return this.offline.length + [...this.heldActs.values()].flat().filter((pending) => pending.offline).length;
+  }
+
+  /** Hold an `act` made while not connected: for the next connection's resume of its room
+   *  (see {@link releaseActs}), or, while a connection is greeting, for that one's. */
+  private holdOffline(pending: Pending): void {
+    pending.offline = true;
+    const room = (pending.message as ActMessage).room;
+    if (this.socket === null) {
+      this.offline.push(pending);
+      return;
+    }
+    const held = this.heldActs.get(room);
+    if (held === undefined) this.finish(pending, notSent());
+    else {
+      held.push(pending);
+      this.settling.add(pending);
+    }
+  }
+
+  /** Change the name played under. With a version 4 server it is `set_name` on the open
+   *  connection (no reconnect: requests in flight carry on); with an older one, or while not
+   *  connected, the next `hello` carries it (an older server's session reconnects for it, with
+   *  the same token, so seats are kept). Resolves once the name is in force. */
+  rename(name: string): Promise<void> {
     this.name = name;
-    this.restart();
+    if (this.status === "open" && (this.conn.version ?? 0) >= NAME_VERSION) {
+      return this.request({ type: "set_name", name }).then(() => undefined);
+    }
+    if (this.status === "open") this.restart();
+    return Promise.resolve();
   }
 
   /** Drop the socket as a network failure would (tests, and a manual "reconnect").
@@ -244,6 +287,7 @@ export class Session {
   /** Close for good. */
   close(): void {
     this.stopped = true;
+    for (const pending of this.offline.splice(0)) this.finish(pending, notSent());
     if (this.retryTimer) clearTimeout(this.retryTimer);
     if (this.pingTimer) clearInterval(this.pingTimer);
     try {
@@ -275,6 +319,7 @@ export class Session {
       id: null,
       retries: 0,
       done: false,
+      offline: false,
     };
     return pending;
   }
@@ -392,7 +437,7 @@ export class Session {
     }
     const held = this.heldActs.get(pending.message.room);
     if (held) held.push(pending);
-    else this.finish(pending, gameChanged());
+    else this.finish(pending, pending.offline ? notSent() : gameChanged());
   }
 
   /** Wait for the session's own `resume` of a room on this connection: its answer releases the
@@ -416,8 +461,11 @@ export class Session {
     const legal = resumed ? expandLegal(this.view(room)?.legal ?? []) : [];
     for (const act of acts) {
       const command = (act.message as ActMessage).command;
-      if (legal.some((option) => sameCommand(option, command))) this.send(act);
-      else this.finish(act, gameChanged());
+      if (legal.some((option) => sameCommand(option, command))) {
+        // Made offline against an older copy, checked against this one: sent as of this one.
+        if (act.offline) act.message = { ...(act.message as ActMessage), seq: this.view(room)?.seq ?? null };
+        this.send(act);
+      } else this.finish(act, act.offline ? notSent() : gameChanged());
     }
   }
 
@@ -444,7 +492,7 @@ export class Session {
     this.conn.hello(this.name, this.token, this.options.client ?? "lumin-web/0.1");
     this.settling = new Set();
     for (const sent of this.conn.resumeAll(this.codes)) this.awaitResume(sent as ResumeMessage);
-    for (const pending of carried) this.carryOn(pending);
+    for (const pending of [...carried, ...this.offline.splice(0)]) this.carryOn(pending);
     this.setStatus(this.welcome === null && this.attempt === 0 ? "connecting" : "reconnecting");
     const factory = this.options.socketFactory ?? ((url: string) => new WebSocket(url) as unknown as SocketLike);
     let socket: SocketLike;
@@ -567,7 +615,9 @@ export class Session {
     this.answers.clear();
     this.heldActs.clear();
     for (const pending of waiting) {
-      this.finish(pending, new ServerError("disconnected", `The connection dropped before '${pending.message.type}' was answered.`));
+      // An act made while offline and held for a resume waits for the next connection.
+      if (pending.offline && pending.id === null) this.offline.push(pending);
+      else this.finish(pending, new ServerError("disconnected", `The connection dropped before '${pending.message.type}' was answered.`));
     }
   }
 
@@ -600,6 +650,11 @@ export class Session {
     this.attempt += 1;
     this.retryTimer = setTimeout(() => this.connect(), jittered(delay));
   }
+}
+
+/** The failure of an `act` made while offline that is no longer legal once the session is back. */
+function notSent(): ServerError {
+  return new ServerError("not_sent", "Your move was not sent: the game changed while you were offline.");
 }
 
 /** The failure of an `act` that `moved` answered and that is no longer legal on the new node. */

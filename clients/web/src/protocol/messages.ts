@@ -131,6 +131,7 @@ export type ClientMessage =
   | { type: "get_snapshot"; room: string; id?: number }
   | { type: "chat_send"; room: string; text: string; id?: number }
   | { type: "mute"; user: string; muted?: boolean; id?: number }
+  | { type: "set_name"; name: string; id?: number }
   | { type: "open_replay"; room: string; viewer?: number | null; code?: string | null; id?: number }
   | { type: "replay_step"; replay: string; steps?: number; id?: number }
   | { type: "replay_seek"; replay: string; position: number; id?: number }

@@ -24,7 +24,8 @@ test("a private room joined by link, with an error line, ready, start and chat",
 
   // Starting before Bob is ready: the server refuses, and the error line says why.
   await ada.page.getByTestId("start").click();
-  await expect(ada.page.getByTestId("error-line")).toContainText("not_ready");
+  await expect(ada.page.getByTestId("error-line")).toHaveAttribute("data-code", "not_ready");
+  await expect(ada.page.getByTestId("error-line")).toContainText("Bob (seat 2) is not ready.");
   await shot(ada.page, "room-waiting-error");
 
   // The host frees Bob's seat; Bob is told, and sits down again.

@@ -110,4 +110,23 @@ describe("the board", () => {
     expect(root.textContent).toContain("Waiting for Bot");
     board.destroy();
   });
+
+  it("seen as a seat in a replay, names that seat and never says 'you'", () => {
+    const root = document.createElement("div");
+    const board = createBoard(root, { ...context([]), readOnly: true, seenAs: true });
+    board.update(view(0), [], null);
+    expect(root.textContent).not.toContain("(you)");
+    expect(root.textContent).not.toContain("Your hand");
+    expect(root.textContent).toContain("Ada's hand");
+    board.destroy();
+  });
+
+  it("at the player's own seat says 'you' and 'Your hand'", () => {
+    const root = document.createElement("div");
+    const board = createBoard(root, context([]));
+    board.update(view(0), [], null);
+    expect(root.textContent).toContain("Ada (you)");
+    expect(root.textContent).toContain("Your hand");
+    board.destroy();
+  });
 });

@@ -9,7 +9,8 @@ import { Decoder } from "@msgpack/msgpack";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
 import { RoomPage } from "../../src/app/room";
-import { bannedSentence, closedSentence, kickedSentence, mutedSentence } from "../../src/app/sentences";
+import { seatLabel } from "../../src/app/state";
+import { bannedSentence, closedSentence, kickedSentence, mutedSentence, optionsSentence, playerDoc } from "../../src/app/sentences";
 import type { SoundBoard } from "../../src/app/sound";
 import { AppState } from "../../src/app/state";
 import { Session, type SocketLike } from "../../src/net/session";
@@ -30,7 +31,8 @@ describe("sentences", () => {
   it("a taken seat says the player watches now, and that a bot plays on during a game", () => {
     const operator = "The server's operator removed you from seat 1: spamming. A bot plays on.";
     expect(kickedSentence({ seat: 1, message: operator }, true)).toBe(`${operator} You are watching now.`);
-    expect(kickedSentence({ seat: 1, message: "" }, true)).toBe("The server's operator removed you from seat 1. A bot plays on. You are watching now.");
+    // Seat 1 of the protocol is the second seat: players count from 1.
+    expect(kickedSentence({ seat: 1, message: "" }, true)).toBe("The server's operator removed you from seat 2. A bot plays on. You are watching now.");
     expect(kickedSentence({ seat: 1, message: "" }, false)).toBe("The host freed your seat. You are watching now.");
     expect(kickedSentence({ seat: 0, message: "You are watching now: bye." }, false)).toBe("You are watching now: bye.");
   });
@@ -169,5 +171,28 @@ describe("the room page", () => {
     socket.onclose?.({ code: 1008 });
     expect(ended).toEqual(["The server's operator banned this identity: cheating"]);
     expect(session.status).toBe("closed");
+  });
+});
+
+describe("what players read of the catalogue", () => {
+  it("option sentences leave the rule citations out", () => {
+    expect(playerDoc("seconds a wrong claim locks its player out (decisions 7)")).toBe("seconds a wrong claim locks its player out");
+    expect(playerDoc("classic: Classic Battle (2-4 seats); overdrive: Neon Overdrive (2-4 seats, rulebook 2.5.2); solo: Cyber-Solitaire, one seat against PROTO-ZERO (2.5.3)")).toBe(
+      "classic: Classic Battle (2-4 seats); overdrive: Neon Overdrive (2-4 seats); solo: Cyber-Solitaire, one seat against PROTO-ZERO",
+    );
+    expect(playerDoc("Checkpoints before the game ends (decisions 12); 2 reproduces rulebook 2.6.")).toBe("Checkpoints before the game ends.");
+    expect(playerDoc("race (2-4 players) or solo (1 player)")).toBe("race (2-4 players) or solo (1 player)");
+  });
+
+  it("two bots of one kind read apart: their seat's number", () => {
+    expect(seatLabel(1, "bot bot", "bot", "bot")).toBe("Bot 2");
+    expect(seatLabel(2, "easy bot", "bot", "easy")).toBe("Easy bot 3");
+    expect(seatLabel(1, "Frogbert", "bot", "bot")).toBe("Frogbert");
+  });
+
+  it("a room's options in words: only what differs from the defaults", () => {
+    const game = { id: "g", name: "G", default_bot: "bot", options: [{ name: "rounds", kind: "int", default: 4, doc: "" }, { name: "teams", kind: "bool", default: false, doc: "" }, { name: "mode", kind: "choice", default: "classic", doc: "" }] } as never;
+    expect(optionsSentence({ rounds: 1, teams: true, mode: "classic" }, game, 30)).toBe("rounds 1 · teams · turn clock 30 s");
+    expect(optionsSentence({ rounds: 4, teams: false }, game, null)).toBe("");
   });
 });

@@ -92,7 +92,7 @@ describe("requests", () => {
     expect(socket.sent).toEqual([]);
     socket.open();
     expect(socket.sent.map((m) => m.type)).toEqual(["hello", "watch_lobby"]);
-    expect(socket.sent[0]).toMatchObject({ versions: [1, 2, 3], name: "Ada", token: "old" });
+    expect(socket.sent[0]).toMatchObject({ versions: [1, 2, 3, 4], name: "Ada", token: "old" });
     welcome(socket);
     expect(session.status).toBe("open");
     expect(tokens).toEqual(["tk1"]);
@@ -189,7 +189,9 @@ describe("reconnecting", () => {
     };
     session.restart();
     expect(session.status).toBe("reconnecting");
-    await expect(session.request({ type: "act", room: "r1", command: { type: "play" } })).rejects.toMatchObject({ code: "disconnected" });
+    await expect(session.request({ type: "list_games" })).rejects.toMatchObject({ code: "disconnected" });
+    // A move waits for the next connection, which holds no copy of its room: not sent.
+    const early = session.request({ type: "act", room: "r1", command: { type: "play" } });
     first.drop(); // the late close event changes nothing
     vi.advanceTimersByTime(700);
     expect(sockets).toHaveLength(2);
@@ -197,6 +199,7 @@ describe("reconnecting", () => {
     second.open();
     welcome(second);
     expect(session.status).toBe("open");
+    await expect(early).rejects.toMatchObject({ code: "not_sent" });
     const act = session.request({ type: "act", room: "r1", command: { type: "play" } });
     expect(second.last("act")).toMatchObject({ room: "r1" });
     second.serve({ type: "ok", ref: second.last("act").id });
@@ -243,11 +246,93 @@ function move(socket: FakeSocket, type: string, url: string, room: string | null
   socket.serve({ type: "moved", ref: socket.last(type).id, room, url });
 }
 
-describe("moved (protocol version 2)", () => {
-  it("offers versions 1, 2 and 3 and speaks the one welcome picks", () => {
+describe("renaming", () => {
+  it("with a version 4 server: set_name on the open connection, no reconnect", async () => {
+    const session = connect();
+    const socket = sockets[0]!;
+    socket.open();
+    welcome(socket, "tk1", 4);
+    const lobby = session.request({ type: "watch_lobby" });
+    const renamed = session.rename("Ada Lovelace");
+    expect(socket.last("set_name")).toMatchObject({ name: "Ada Lovelace" });
+    socket.serve({ type: "ok", ref: socket.last("set_name").id });
+    await expect(renamed).resolves.toBeUndefined();
+    // The request in flight carries on: nothing was dropped, no new socket.
+    socket.serve({ type: "room_list", ref: socket.last("watch_lobby").id, rooms: [] });
+    await expect(lobby).resolves.toMatchObject({ type: "room_list" });
+    expect(sockets).toHaveLength(1);
+    expect(session.status).toBe("open");
+  });
+
+  it("with an older server: reconnects and says hello with the new name", () => {
     const session = connect();
     sockets[0]!.open();
-    expect(sockets[0]!.last("hello")).toMatchObject({ versions: [1, 2, 3] });
+    welcome(sockets[0]!, "tk1", 3);
+    void session.rename("Bea");
+    vi.advanceTimersByTime(700);
+    expect(sockets).toHaveLength(2);
+    sockets[1]!.open();
+    expect(sockets[1]!.last("hello")).toMatchObject({ name: "Bea", token: "tk1" });
+  });
+});
+
+describe("a move made while offline", () => {
+  it("is held, then sent after the resume when the identical command is among the fresh legal", async () => {
+    const { session, first } = inRoom([{ type: "play", choose: { space: [1, 2] } }]);
+    first.drop();
+    const act = session.request({ type: "act", room: "r1", command: { type: "play", space: 2 }, seq: 5 });
+    expect(session.holding).toBe(1);
+    vi.advanceTimersByTime(700);
+    const second = sockets[1]!;
+    second.open();
+    welcome(second, "tk1", 2);
+    expect(second.sent.filter((m) => m.type === "act")).toEqual([]); // it waits for the resume
+    second.serve({ type: "delta", room: "r1", base: 5, seq: 6, ops: [], legal: [{ type: "play", choose: { space: [2, 3] } }] });
+    second.serve({ type: "ok", ref: second.last("resume").id, room: "r1" });
+    // Checked against the fresh legal, so sent as of the fresh copy.
+    expect(second.last("act")).toMatchObject({ room: "r1", command: { type: "play", space: 2 }, seq: 6 });
+    expect(session.holding).toBe(0);
+    second.serve({ type: "accepted", ref: second.last("act").id, room: "r1", seq: 7 });
+    await expect(act).resolves.toMatchObject({ type: "accepted", seq: 7 });
+  });
+
+  it("waits through a failed reconnect attempt", async () => {
+    const { session, first } = inRoom([{ type: "pass" }]);
+    first.drop();
+    const act = session.request({ type: "act", room: "r1", command: { type: "pass" }, seq: 5 });
+    vi.advanceTimersByTime(700);
+    sockets[1]!.drop(); // the first attempt fails before its welcome
+    expect(session.holding).toBe(1);
+    vi.advanceTimersByTime(1500);
+    const third = sockets[2]!;
+    third.open();
+    welcome(third, "tk1", 2);
+    third.serve({ type: "ok", ref: third.last("resume").id, room: "r1" });
+    third.serve({ type: "accepted", ref: third.last("act").id, room: "r1", seq: 6 });
+    await expect(act).resolves.toMatchObject({ type: "accepted" });
+  });
+
+  it("is not sent when it is no longer legal after the resume, and says so", async () => {
+    const { session, first } = inRoom([{ type: "play", choose: { space: [1, 2] } }]);
+    first.drop();
+    const act = session.request({ type: "act", room: "r1", command: { type: "play", space: 2 }, seq: 5 });
+    vi.advanceTimersByTime(700);
+    const second = sockets[1]!;
+    second.open();
+    welcome(second, "tk1", 2);
+    second.serve({ type: "snapshot", ref: second.last("resume").id, room: "r1", epoch: "e1", seq: 9, seat: 0, view: { n: 9 }, legal: [{ type: "pass" }] });
+    const error = await act.catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: "not_sent" });
+    expect((error as ServerError).message).toBe("Your move was not sent: the game changed while you were offline.");
+    expect(second.sent.filter((m) => m.type === "act")).toEqual([]);
+  });
+});
+
+describe("moved (protocol version 2)", () => {
+  it("offers versions 1 to 4 and speaks the one welcome picks", () => {
+    const session = connect();
+    sockets[0]!.open();
+    expect(sockets[0]!.last("hello")).toMatchObject({ versions: [1, 2, 3, 4] });
     welcome(sockets[0]!, "tk1", 2);
     expect(session.conn.version).toBe(2);
   });
@@ -262,7 +347,7 @@ describe("moved (protocol version 2)", () => {
     expect(second.url).toBe("ws://node2:8700/ws");
     second.open();
     expect(second.sent).toEqual([
-      expect.objectContaining({ type: "hello", token: "tk1", versions: [1, 2, 3] }),
+      expect.objectContaining({ type: "hello", token: "tk1", versions: [1, 2, 3, 4] }),
       expect.objectContaining({ type: "resume", room: "r1", seq: 5, epoch: "e1" }),
       expect.objectContaining({ type: "join_seat", room: "r1", seat: 1 }),
     ]);

@@ -63,6 +63,11 @@ export function tenths(seconds: number): string {
   return `${Math.max(0, seconds).toFixed(1)} s`;
 }
 
+/** A number and its unit kept on one line ("2.0 s" never wraps between the two). */
+export function glued(text: string): string {
+  return text.replace(/ /g, "\u00a0");
+}
+
 /** True when a key event belongs to a text field (chat...), which boards must not steal. */
 export function isTyping(event: KeyboardEvent): boolean {
   const target = event.target as HTMLElement | null;

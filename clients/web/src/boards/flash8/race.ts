@@ -18,9 +18,10 @@
  * sounds the start and the end itself).
  */
 
+import { touchScreen } from "../../app/dom";
 import type { BoardContext, Command, LegalEntry } from "../types";
 import { describePattern, raceCard } from "./cards";
-import { clock, CommandQueue, elapsed, fill, h, ordinal, tenths } from "./dom";
+import { clock, CommandQueue, elapsed, fill, glued, h, ordinal, tenths } from "./dom";
 import { legend } from "./electrons";
 import { Legal } from "./legal";
 import { Countdown, directionOf, Keys, seatName, Toasts } from "./parts";
@@ -101,10 +102,13 @@ export class RaceBoard {
       this.flashButton,
       this.hintButton,
     );
+    // Beside the table (under the tablet it would push FLASH down), shown where there are
+    // keys to press, folded on a touch screen.
+    const touch = touchScreen();
     const help = h(
-      "details",
+      touch ? "details" : "section",
       { class: "f8-help" },
-      h("summary", { text: "Keys and symbols" }),
+      h(touch ? "summary" : "h4", { text: "Keys and symbols" }),
       h(
         "ul",
         { class: "f8-keys" },
@@ -117,13 +121,13 @@ export class RaceBoard {
       ),
       legend(),
     );
-    this.mine.append(this.mineHeader, this.myTablet.element, controls, this.hintText, help);
+    this.mine.append(this.mineHeader, this.myTablet.element, controls, this.hintText);
     this.element = h(
       "div",
       { class: "f8-race" },
       h("header", { class: "f8-status" }, h("span", { class: "f8-title", text: "FLASH 8" }), this.phaseText, this.clockText, this.frameText),
       this.report,
-      h("div", { class: "f8-table" }, this.stacks, this.mine, h("div", { class: "f8-side" }, this.others, this.scores)),
+      h("div", { class: "f8-table" }, this.stacks, this.mine, h("div", { class: "f8-side" }, this.others, this.scores, help)),
       this.countdown.element,
       this.toasts.element,
     );
@@ -252,7 +256,7 @@ export class RaceBoard {
       if (seat.seat === me) {
         if (missed) {
           this.context.sound("fail");
-          this.toasts.show(`No match: locked out for ${tenths(view.lockout)}`, "bad");
+          this.toasts.show(`No match: locked out for ${glued(tenths(view.lockout))}`, "bad");
         }
         if (late) {
           this.context.sound("fail");

@@ -17,7 +17,7 @@
 
 import type { BoardContext, Command, LegalEntry } from "../types";
 import { soloCard } from "./cards";
-import { clock, CommandQueue, h, tenths } from "./dom";
+import { clock, CommandQueue, glued, h, tenths } from "./dom";
 import { COLOUR_NAMES, legend, shapeIcon } from "./electrons";
 import { Legal } from "./legal";
 import { Countdown, directionOf, Keys, Toasts } from "./parts";
@@ -316,7 +316,7 @@ export class SoloBoard {
     }
     if (seat && seat.misses > before.misses) {
       this.context.sound("fail");
-      this.toasts.show(`That line is not on your tablet: locked out for ${tenths(view.lockout)}`, "bad");
+      this.toasts.show(`That line is not on your tablet: locked out for ${glued(tenths(view.lockout))}`, "bad");
     }
   }
 

@@ -18,7 +18,7 @@
 
 import "./frog.css";
 
-import { h, replace } from "../../app/dom";
+import { h, replace, touchScreen } from "../../app/dom";
 import { expandOptions, type Option } from "../../protocol/legal";
 import type { Board, BoardContext, BoardFactory, LegalEntry } from "../types";
 import { describeTile, type Face, SIZE, tileElement, COLOURS, colourName } from "./tiles";
@@ -81,6 +81,8 @@ const createBoard: BoardFactory = (root: HTMLElement, context: BoardContext): Bo
   });
 
   const colourBox = h("div.fof-colour", { "data-testid": "fof-colour" });
+  /** "Ada's", for the seat a replay is seen from. */
+  const seatOwner = () => `${context.seatNames[context.seat ?? 0] ?? `Seat ${(context.seat ?? 0) + 1}`}'s`;
   const hand = h("div.fof-hand", { role: "group", "aria-label": "Your hand", "data-testid": "fof-hand" });
   const actions = h("div.fof-actions");
   const hint = h("p.fof-hint", { "aria-live": "polite", "data-testid": "fof-hint" });
@@ -98,7 +100,7 @@ const createBoard: BoardFactory = (root: HTMLElement, context: BoardContext): Bo
       h(
         "div.fof-side",
         null,
-        context.seat !== null ? h("section.fof-mine", null, h("h4", null, "Your secret colour"), colourBox, h("h4", null, "Your hand"), hand, actions) : h("section.fof-mine", null, h("p.muted", null, "The public view: hands and colours stay hidden until the final reveal.")),
+        context.seat !== null ? h("section.fof-mine", null, h("h4", null, context.seenAs ? `${seatOwner()} secret colour` : "Your secret colour"), colourBox, h("h4", null, context.seenAs ? `${seatOwner()} hand` : "Your hand"), hand, actions) : h("section.fof-mine", null, h("p.muted", null, "The public view: hands and colours stay hidden until the final reveal.")),
         h("section", null, h("h4", null, "Players"), players),
         h("section", null, h("h4", null, "Face-up frogs"), counts),
         h("section", null, h("h4", null, "Stack and discards"), pile, discards),
@@ -183,12 +185,12 @@ const createBoard: BoardFactory = (root: HTMLElement, context: BoardContext): Bo
   function playAt(space: number): void {
     if (context.readOnly || !view || options.length === 0) return; // nothing to play now
     if (!selected) {
-      hint.textContent = "Pick a tile from your hand first (1, 2 or 3).";
+      hint.textContent = touchScreen() ? "Tap a tile in your hand first." : "Pick a tile from your hand first (1, 2 or 3).";
       return;
     }
     const option = playsOf(selected).get(space);
     if (!option) {
-      hint.textContent = `Space ${space + 1} is not open to ${selected}.`;
+      hint.textContent = `Space ${space + 1} is not open to ${selected}: only the lit spaces are.`;
       return;
     }
     send(option);
@@ -266,7 +268,7 @@ const createBoard: BoardFactory = (root: HTMLElement, context: BoardContext): Bo
           `li${player.seat === view!.turn ? ".turn" : ""}${player.seat === context.seat ? ".me" : ""}`,
           { "data-seat": player.seat },
           h("span.fof-turn-mark", { "aria-hidden": "true" }, player.seat === view!.turn ? "▶" : ""),
-          h("span", null, names[player.seat] ?? `Seat ${player.seat + 1}`, player.seat === context.seat ? " (you)" : ""),
+          h("span", null, names[player.seat] ?? `Seat ${player.seat + 1}`, player.seat === context.seat && !context.seenAs ? " (you)" : ""),
           h("span.muted", null, ` · ${player.hand_size} in hand`),
           player.colour && (revealed || player.seat === context.seat) ? h(`span.fof-chip.c-${player.colour}`, null, `${COLOURS[player.colour]?.symbol ?? ""} ${colourName(player.colour)}`) : null,
         ),
@@ -289,7 +291,7 @@ const createBoard: BoardFactory = (root: HTMLElement, context: BoardContext): Bo
     const myTurn = view.turn === context.seat && context.seat !== null && options.length > 0;
     if (revealed) hint.textContent = "The game is over: every colour is revealed.";
     else if (context.readOnly) hint.textContent = view.turn !== null ? `${names[view.turn] ?? `Seat ${view.turn + 1}`} to play.` : "";
-    else if (myTurn && !selected) hint.textContent = "Your turn: pick a tile from your hand (1, 2 or 3).";
+    else if (myTurn && !selected) hint.textContent = touchScreen() ? "Your turn: tap a tile in your hand." : "Your turn: pick a tile from your hand (1, 2 or 3).";
     else if (!myTurn) hint.textContent = view.turn !== null ? `Waiting for ${names[view.turn] ?? `seat ${view.turn + 1}`}…` : "";
     root.classList.toggle("my-turn", myTurn);
   }

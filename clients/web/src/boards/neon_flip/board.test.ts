@@ -96,6 +96,8 @@ describe("playing from legal", () => {
     const h = open("objectives");
     const offers = [...h.root.querySelectorAll<HTMLButtonElement>(".nf-objective-offer")];
     expect(offers).toHaveLength(2);
+    // Each offer says what it asks, not only its name.
+    for (const offer of offers) expect(offer.querySelector(".nf-objective-text")?.textContent).toMatch(/\.$/);
     offers[1]!.click();
     await settle();
     expect(h.acts).toEqual([{ type: "choose_objective", objective: offers[1]!.dataset.objective }]);

@@ -17,7 +17,7 @@
 
 import "./neon_flip.css";
 
-import { h, replace } from "../../app/dom";
+import { h, replace, touchScreen } from "../../app/dom";
 import { expandOptions, type Option } from "../../protocol/legal";
 import type { Board, BoardContext, BoardFactory, LegalEntry } from "../types";
 import { actionOf, confirmOnly, costOf, edgeLabel, nextSteps, previewOf, type Side, type Step, type Target, targetKey } from "./actions";
@@ -33,6 +33,7 @@ import {
   isNeonFlipView,
   KINDS,
   type NeonFlipView,
+  OBJECTIVE_TEXT,
   REASONS,
   rowOf,
   seatMark,
@@ -271,7 +272,7 @@ export function makeBoard(root: HTMLElement, context: BoardContext, settings: Bo
           : cascade.length
             ? `${describeTarget(target)}: a cascade may start into ${cascade.join(", ")}`
             : describeTarget(target);
-    hint.textContent = `${what}${cost !== null ? ` · ${cost} Energy` : ""}. Enter or click to play.`;
+    hint.textContent = `${what}${cost !== null ? ` · ${cost} Energy` : ""}. ${touchScreen() ? "Tap to play." : "Enter or click to play."}`;
   }
 
   function describeTarget(target: Target): string {
@@ -606,16 +607,27 @@ export function makeBoard(root: HTMLElement, context: BoardContext, settings: Bo
     const flip = actionOptions("manual_flip");
     const lock = actionOptions("lock");
     const end = options.find((o) => o.command.type === "end_turn");
+    // During the player's turn Manual flip and Lock keep their place when they cannot be
+    // afforded (disabled, saying why), so the controls never jump under the thumb.
+    const turn = end !== undefined;
     replace(
       controls,
-      flip.length ? h(`button.nf-manual${action === "manual_flip" ? ".selected" : ""}`, { type: "button", "data-testid": "nf-manual-flip", onclick: () => select(action === "manual_flip" ? null : "manual_flip") }, `Manual flip (${costOf(flip[0]!)}⚡, ${view.manual_flips_left} left)`) : null,
-      lock.length ? h(`button.nf-lock-button${action === "lock" ? ".selected" : ""}`, { type: "button", "data-testid": "nf-lock", onclick: () => select(action === "lock" ? null : "lock") }, `Lock a tile (${costOf(lock[0]!)}⚡)`) : null,
+      flip.length
+        ? h(`button.nf-manual${action === "manual_flip" ? ".selected" : ""}`, { type: "button", "data-testid": "nf-manual-flip", onclick: () => select(action === "manual_flip" ? null : "manual_flip") }, `Manual flip (${costOf(flip[0]!)}⚡, ${view.manual_flips_left} left)`)
+        : turn
+          ? h("button.nf-manual", { type: "button", disabled: true, "data-testid": "nf-manual-flip", title: view.manual_flips_left > 0 ? "Not enough Energy for a manual flip now." : "No manual flip left this game." }, view.manual_flips_left > 0 ? "Manual flip (not enough ⚡)" : "Manual flip (none left)")
+          : null,
+      lock.length
+        ? h(`button.nf-lock-button${action === "lock" ? ".selected" : ""}`, { type: "button", "data-testid": "nf-lock", onclick: () => select(action === "lock" ? null : "lock") }, `Lock a tile (${costOf(lock[0]!)}⚡)`)
+        : turn
+          ? h("button.nf-lock-button", { type: "button", disabled: true, "data-testid": "nf-lock", title: "No tile can be locked with the Energy you have now." }, "Lock a tile (not now)")
+          : null,
       end ? h("button.nf-end.primary", { type: "button", "data-testid": "nf-end-turn", onclick: () => send(end) }, "End turn") : null,
     );
     const objective = view.you.objective;
     replace(
       you,
-      h("h4", null, "You"),
+      h("h4", null, context.seenAs ? names(view.you.seat) : "You"),
       h(
         "div.nf-me",
         null,
@@ -623,7 +635,7 @@ export function makeBoard(root: HTMLElement, context: BoardContext, settings: Bo
         h("span.nf-energy", { "data-testid": "nf-energy", title: "Energy" }, `⚡ ${me?.energy ?? 0}`),
         h("span.nf-vp", { "data-testid": "nf-my-vp" }, `${me?.vp ?? 0} VP`),
       ),
-      h("p.nf-objective", { "data-testid": "nf-objective" }, "Objective: ", objective ? h("strong", null, objective.name) : h("span.muted", null, "not chosen yet")),
+      h("p.nf-objective", { "data-testid": "nf-objective", title: objective ? (OBJECTIVE_TEXT[objective.id] ?? "") : "" }, "Objective: ", objective ? h("strong", null, objective.name) : h("span.muted", null, "not chosen yet")),
       h("h4", null, `Hand (${view.you.hand.length})`),
       hand,
       controls,
@@ -644,7 +656,12 @@ export function makeBoard(root: HTMLElement, context: BoardContext, settings: Bo
             null,
             (view.you?.offers ?? []).map((offer) => {
               const option = choices.find((o) => o.command.objective === offer.id);
-              return h("button.nf-objective-offer", { type: "button", "data-objective": offer.id, disabled: !option, onclick: () => option && send(option) }, offer.name);
+              return h(
+                "button.nf-objective-offer",
+                { type: "button", "data-objective": offer.id, disabled: !option, onclick: () => option && send(option) },
+                h("strong.nf-objective-name", null, offer.name),
+                OBJECTIVE_TEXT[offer.id] ? h("span.nf-objective-text", null, OBJECTIVE_TEXT[offer.id]) : null,
+              );
             }),
           )
         : h("p.muted", null, view.you?.objective ? `You keep ${view.you.objective.name}.` : "Waiting…"),
@@ -672,7 +689,7 @@ export function makeBoard(root: HTMLElement, context: BoardContext, settings: Bo
         "div.nf-player-line",
         null,
         h("span.nf-turn-mark", { "aria-hidden": "true" }, turn ? "▶" : ""),
-        h("span.nf-seat", null, `${seatMark(p.seat)} ${names(p.seat)}${p.seat === context.seat ? " (you)" : ""}`),
+        h("span.nf-seat", null, `${seatMark(p.seat)} ${names(p.seat)}${p.seat === context.seat && !context.seenAs ? " (you)" : ""}`),
         h(`span.nf-chip.c-${p.colour}`, null, `${symbolOf(p.colour)} ${colourName(p.colour)}`),
       );
       const track = h(
@@ -776,6 +793,7 @@ export function makeBoard(root: HTMLElement, context: BoardContext, settings: Bo
 
   return {
     playsTurnAlert: true,
+    saysTurn: true,
     busy: () => queue.length > 0,
     update(view: unknown, legal: readonly LegalEntry[], previous: unknown | null): void {
       if (!isNeonFlipView(view)) {

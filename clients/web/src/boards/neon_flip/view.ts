@@ -209,3 +209,19 @@ export const REASONS: Record<string, string> = {
   wiped: "No Pink tile is left: PROTO-ZERO is wiped from the grid.",
   ai_deck_spent: "PROTO-ZERO's deck is spent.",
 };
+
+/** What each secret objective asks, in a sentence (decisions 10), by its id. */
+export const OBJECTIVE_TEXT: Record<string, string> = {
+  corner_control: "All four corners in your colour.",
+  diagonal_link: "A diagonal line of 4 or more tiles of your colour.",
+  core_access: "The four centre tiles in your colour.",
+  full_row: "A whole row in your colour.",
+  full_column: "A whole column in your colour.",
+  perimeter_hold: "At least 12 of the 20 edge tiles in your colour.",
+  twin_circuits: "Two straight lines of 4 of your colour that share no tile.",
+  sector_lord: "A 3 × 3 block all in your colour.",
+  spread_network: "At least 3 of your tiles in every row (2 with 3 or 4 players).",
+  pillar_network: "At least 3 of your tiles in every column (2 with 3 or 4 players).",
+  quadrant_sweep: "More tiles of your colour than of any other in each 3 × 3 quarter.",
+  anchor_pair: "Both corners and the two middle tiles of one edge in your colour.",
+};

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { expandLegal } from "../../protocol/legal";
 import { readOffers } from "./legal";
 import { click, fixture, frames, hexEl, marked, mount, press, settle, type Harness } from "./testkit";
+import { DICE_SHOWN_MS } from "./index";
 
 let harness: Harness | null = null;
 
@@ -227,6 +228,11 @@ describe("animation", () => {
     expect(dice.dataset.state).toBe("success");
     expect([...dice.querySelectorAll<HTMLElement>(".nh-die")].map((d) => Number(d.dataset.value))).toEqual(roll.dice);
     expect(text(root, "[data-testid=nh-dice-total]")).toContain(`= ${roll.total}`);
+    // The result stays a moment, then the dice give the hexes under them back.
+    vi.advanceTimersByTime(DICE_SHOWN_MS - 100);
+    expect(dice.hidden).toBe(false);
+    vi.advanceTimersByTime(200);
+    expect(dice.hidden).toBe(true);
     expect(marked(root, "nh-fresh")).toHaveLength(3);
     expect(hexEl(root, roll.target).dataset.owner).toBe("0");
     expect(sounds).toEqual(expect.arrayContaining(["success", "claim"]));

@@ -16,7 +16,7 @@
 
 import "./neon_hex.css";
 
-import { h, replace, svg } from "../../app/dom";
+import { h, replace, svg, touchScreen } from "../../app/dom";
 import type { Option } from "../../protocol/legal";
 import type { Board, BoardContext, BoardFactory, LegalEntry } from "../types";
 import { claimedCount, diff, type Step } from "./changes";
@@ -44,6 +44,8 @@ interface Frame {
   legal: readonly LegalEntry[];
 }
 
+/** Milliseconds a roll's result stays over the map before the dice hide (they cover hexes). */
+export const DICE_SHOWN_MS = 3500;
 const EMPTY: Offers = { targets: new Map(), endTurn: null, count: 0 };
 
 const REASONS: Record<string, string> = {
@@ -74,6 +76,7 @@ export function makeBoard(root: HTMLElement, context: BoardContext, timing: Timi
   let timer: ReturnType<typeof setTimeout> | null = null;
   let stopDice: (() => void) | null = null;
   let rolling: Roll | null = null;
+  let diceTimer: ReturnType<typeof setTimeout> | null = null;
   let fresh = new Set<number>();
   let selected: number | null = null;
   let picking = false;
@@ -179,7 +182,7 @@ export function makeBoard(root: HTMLElement, context: BoardContext, timing: Timi
           {
             "data-seat": f.seat,
             style: { "--faction": colourOf(f) },
-            "aria-label": `${who(f.seat)}${me ? " (you)" : ""}: ${capital(f.role)}, ${f.colour}, ${SYMBOL_NAMES[f.seat % 5]}; ${f.energy} Energy, ${f.hexes} of ${view.win_hexes} hexes, +${f.income} Energy a turn${current ? "; playing now" : ""}`,
+            "aria-label": `${who(f.seat)}${me && !context.seenAs ? " (you)" : ""}: ${capital(f.role)}, ${f.colour}, ${SYMBOL_NAMES[f.seat % 5]}; ${f.energy} Energy, ${f.hexes} of ${view.win_hexes} hexes, +${f.income} Energy a turn${current ? "; playing now" : ""}`,
           },
           swatch(f.seat),
           h(
@@ -191,7 +194,7 @@ export function makeBoard(root: HTMLElement, context: BoardContext, timing: Timi
               h("span.nh-seat-number", { "aria-hidden": "true" }, SEAT_NUMBERS[f.seat] ?? ""),
               " ",
               who(f.seat),
-              me ? h("span.nh-you", null, " (you)") : null,
+              me && !context.seenAs ? h("span.nh-you", null, " (you)") : null,
               current ? h("span.nh-playing", null, " ▶ playing") : null,
               winner ? h("span.nh-crown", { "aria-hidden": "true" }, " ♛") : null,
             ),
@@ -260,7 +263,7 @@ export function makeBoard(root: HTMLElement, context: BoardContext, timing: Timi
       if (picking && offer.risk) parts.push(...pairButtons(offer, usable));
       else parts.push(...kindButtons(offer, usable));
     } else if (offers.targets.size) {
-      parts.push(h("p.muted", null, "Pick a lit hex beside your territory: click or tap it, or use the arrow keys (or Tab) and Enter."));
+      parts.push(h("p.muted", null, touchScreen() ? "Tap a lit hex beside your territory." : "Pick a lit hex beside your territory: click it, or use the arrow keys (or Tab) and Enter."));
     } else {
       parts.push(h("p.muted", null, "No expansion you can pay for: end your turn."));
     }
@@ -369,6 +372,9 @@ export function makeBoard(root: HTMLElement, context: BoardContext, timing: Timi
   }
 
   function showRoll(roll: Roll, spinning: boolean): void {
+    // The dice sit over the map: once the result has been read they give the hexes back.
+    if (diceTimer) clearTimeout(diceTimer);
+    diceTimer = spinning ? null : setTimeout(() => (diceBox.hidden = true), DICE_SHOWN_MS);
     diceBox.hidden = false;
     diceBox.dataset.state = spinning ? "rolling" : roll.success ? "success" : "fail";
     diceBox.style.setProperty("--faction", colourOf(shown?.factions[roll.seat]));
@@ -562,6 +568,7 @@ export function makeBoard(root: HTMLElement, context: BoardContext, timing: Timi
 
   return {
     playsTurnAlert: true,
+    saysTurn: true,
     busy: animating,
     update(view: unknown, legal: readonly LegalEntry[], previous: unknown | null): void {
       if (destroyed) return;
@@ -593,6 +600,7 @@ export function makeBoard(root: HTMLElement, context: BoardContext, timing: Timi
     destroy(): void {
       destroyed = true;
       if (timer) clearTimeout(timer);
+      if (diceTimer) clearTimeout(diceTimer);
       stopDice?.();
       window.removeEventListener("keydown", onKey);
       root.classList.remove("my-turn");
