@@ -19,7 +19,7 @@ from textual.events import Key
 from textual.widgets import Footer, Input, Label, OptionList, RichLog, Static
 
 from clients.terminal.boards import board_for
-from clients.terminal.boards.base import Board, Context, Prompt, Reply
+from clients.terminal.boards.base import Board, Context, Prompt, Reply, ending_sentence
 from clients.terminal.legal import Choice, expand
 from clients.terminal.picker import PickScreen
 from clients.terminal.status import LuminScreen, StatusLine
@@ -156,7 +156,8 @@ class RoomScreen(LuminScreen):
         if isinstance(message, ChatMessage):
             self.add_chat(message)
         elif isinstance(message, GameOver):
-            self.show_status(f"Game over ({message.outcome.reason}). m: rematch, escape: lobby")
+            ending = ending_sentence(message.outcome.reason)
+            self.show_status(f"Game over: {ending} m: rematch, escape: lobby")
         elif isinstance(message, RematchCreated):
             self.rematch_room = message.new_room
             self.show_status(f"Rematch room {message.new_room}: press m to go there")

@@ -40,6 +40,9 @@ async def test_a_whole_frog_game_by_keys(url: str) -> None:
         await until(pilot, lambda: "GAME OVER" in screen_text(app), "the outcome")
         text = screen_text(app)
         assert "Winner:" in text
+        # The ending is said in words (flip-over-frog.decisions 9), never as its id.
+        assert "No tiles are left to play." in text or "The board is full." in text
+        assert "tiles_exhausted" not in text and "board_full" not in text
         save_shot(app, "frog-over")
         # m asks for a rematch and takes the same seat in the new room.
         await pilot.press("m")

@@ -15,7 +15,7 @@ from rich.text import Text
 
 from clients.terminal.legal import Choice
 
-__all__ = ["Board", "Context", "Prompt", "Reply", "outcome_text"]
+__all__ = ["ENDINGS", "Board", "Context", "Prompt", "Reply", "ending_sentence", "outcome_text"]
 
 
 @dataclass
@@ -97,6 +97,34 @@ def _short(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+#: How a game ended, in a sentence, by the outcome's ``reason`` (the browser client's words).
+ENDINGS: dict[str, str] = {
+    "board_full": "The board is full.",
+    "tiles_exhausted": "No tiles are left to play.",
+    "twelve_hexes": "A faction reached 12 hexes.",
+    "stalled": "A full round passed without a claim.",
+    "stacks_empty": "Every stack is empty.",
+    "time_up": "Time is up.",
+    "reserve_empty": "The reserve is empty.",
+    "dead_end": "No line can be reproduced any more.",
+    "rounds": "The last checkpoint was counted.",
+    "fifty": "A side reached 50 VP at a checkpoint.",
+    "overdrive": "A side held two thirds of the grid.",
+    "clock": "The game clock ran out.",
+    "wiped": "PROTO-ZERO was wiped from the grid.",
+    "ai_deck_spent": "PROTO-ZERO's deck is spent.",
+}
+
+
+def ending_sentence(reason: str) -> str:
+    """The sentence for an outcome's ``reason``; an id it does not know, in words."""
+    known = ENDINGS.get(reason)
+    if known is not None:
+        return known
+    text = reason.replace("_", " ").strip() or "over"
+    return text[0].upper() + text[1:] + "."
+
+
 def outcome_text(view: Mapping[str, Any], names: Sequence[str]) -> Text:
     """The outcome of a finished game (``view["outcome"]``) in words, or empty text."""
     outcome = view.get("outcome") if isinstance(view, Mapping) else None
@@ -105,7 +133,7 @@ def outcome_text(view: Mapping[str, Any], names: Sequence[str]) -> Text:
         return text
     winners = [_name(names, seat) for seat in outcome.get("winners", ())]
     text.append("GAME OVER", style="bold reverse")
-    text.append(f"  ({outcome.get('reason', '')})\n")
+    text.append(f"  {ending_sentence(str(outcome.get('reason', '')))}\n")
     text.append("Winner: " + (", ".join(winners) or "nobody") + "\n", style="bold")
     ranks = outcome.get("ranks", ())
     scores = outcome.get("scores", ())
