@@ -245,6 +245,58 @@ def codec_vectors() -> dict[str, Any]:
         ),
         m.Bye(code="banned", message="The server's operator banned this address."),
         m.Games(games=(catalog_game(),)),
+        # Version 5: accounts, ratings and quick play.
+        m.Account(ref=11, user="u1", name="Ada", token="st", session="s1", rooms=("r1",)),
+        m.Account(user="u1", name="Ada", token="st", session="s1"),
+        m.Sessions(
+            ref=12,
+            sessions=(
+                m.SessionInfo(
+                    session="s0", created=1764428000.5, last_seen=1764428300.0, client="lumin-web"
+                ),
+                m.SessionInfo(
+                    session="s1", created=1764428400.0, last_seen=1764428400.0, current=True
+                ),
+            ),
+        ),
+        m.RoomUpdate(
+            info=attrs.evolve(
+                summary,
+                seats=(
+                    m.SeatInfo(
+                        seat=0, kind="human", name="Ada", user="u1", connected=True, rating=21.75
+                    ),
+                    m.SeatInfo(seat=1, kind="human", name="Bo", user="u2", rating=-3.5),
+                    m.SeatInfo(seat=2, kind="open"),
+                ),
+            ),
+            seat=0,
+        ),
+        m.RatingsChanged(
+            room="r1",
+            changes=(
+                m.RatingChange(
+                    seat=0,
+                    user="u1",
+                    name="Ada",
+                    pool="flip_over_frog",
+                    before=0.0,
+                    after=2.5,
+                    games=1,
+                ),
+                m.RatingChange(
+                    seat=1,
+                    user="u2",
+                    name="Bo",
+                    pool="flip_over_frog",
+                    before=1.25,
+                    after=-0.75,
+                    games=6,
+                ),
+            ),
+        ),
+        m.Matched(room="r2", seat=1, rated=True),
+        m.Matched(room="r3", seat=0),
     ]
     good = []
     for message in messages:
@@ -315,7 +367,16 @@ def fields_of(cls: type) -> dict[str, Any]:
 
 def schema() -> dict[str, Any]:
     """Every message the server may send and every structure in them, with their fields."""
-    structures = (m.LimitsInfo, m.SeatInfo, m.RoomSummary, m.OutcomeInfo, m.OptionInfo, m.GameInfo)
+    structures = (
+        m.LimitsInfo,
+        m.SeatInfo,
+        m.RoomSummary,
+        m.OutcomeInfo,
+        m.OptionInfo,
+        m.GameInfo,
+        m.SessionInfo,
+        m.RatingChange,
+    )
     return {
         "messages": {
             kind: fields_of(cls)

@@ -28,6 +28,8 @@ export interface SeatInfo {
   choices: Data;
   ready: boolean;
   connected: boolean;
+  /** The human's rating in the room's pool, as shown (version 5; null when unrated). */
+  rating: number | null;
 }
 
 export type RoomState = "waiting" | "playing" | "finished";
@@ -99,11 +101,39 @@ export interface GameInfo {
   commands: Record<string, string[]>;
 }
 
+/** One signed-in session of an account (`sessions`, version 5). */
+export interface SessionInfo {
+  session: string;
+  created: number;
+  last_seen: number;
+  client: string;
+  current: boolean;
+}
+
+/** How a finished rated game moved one seat's shown rating in `pool` (version 5). */
+export interface RatingChange {
+  seat: number;
+  user: string;
+  name: string;
+  pool: string;
+  before: number;
+  after: number;
+  games: number;
+}
+
 // --- client to server -----------------------------------------------------------------------
 
 /** Every message this client sends; `id` is filled in by the connection. */
 export type ClientMessage =
-  | { type: "hello"; versions: number[]; name: string; token?: string | null; client?: string | null; id?: number }
+  | {
+      type: "hello";
+      versions: number[];
+      name: string;
+      token?: string | null;
+      client?: string | null;
+      jwt?: string | null;
+      id?: number;
+    }
   | { type: "ping"; client_time?: number | null; id?: number }
   | { type: "watch_lobby"; id?: number }
   | { type: "unwatch_lobby"; id?: number }
@@ -117,6 +147,7 @@ export type ClientMessage =
       private?: boolean;
       sit?: number | null;
       turn_clock?: number | null;
+      rated?: boolean | null;
       id?: number;
     }
   | { type: "join_seat"; room: string; seat: number; code?: string | null; id?: number }
@@ -137,6 +168,12 @@ export type ClientMessage =
   | { type: "replay_seek"; replay: string; position: number; id?: number }
   | { type: "replay_viewer"; replay: string; viewer?: number | null; id?: number }
   | { type: "close_replay"; replay: string; id?: number }
+  | { type: "claim_name"; name: string; password: string; id?: number }
+  | { type: "sign_in"; name: string; password: string; id?: number }
+  | { type: "list_sessions"; id?: number }
+  | { type: "revoke_session"; session?: string | null; id?: number }
+  | { type: "play_now"; game: string; seats: number; options?: Data; bot_wait?: number | null; id?: number }
+  | { type: "cancel_play_now"; id?: number }
   | { type: "bye"; code?: string; message?: string };
 
 export type ClientType = ClientMessage["type"];
@@ -173,6 +210,13 @@ export interface Chat { type: "chat"; room: string; channel: "players" | "specta
  * served by the cluster node at `url`; `room` is null when it answers `create_room`.
  */
 export interface Moved { type: "moved"; ref: number | null; room: string | null; url: string }
+/** Version 5: the account this connection is signed in to (answers `claim_name`, `sign_in`). */
+export interface Account { type: "account"; ref: number | null; user: string; name: string; token: string; session: string; rooms: string[] }
+export interface Sessions { type: "sessions"; ref: number | null; sessions: SessionInfo[] }
+/** Version 5: a rated game in `room` ended (after `game_over`). */
+export interface RatingsChanged { type: "ratings_changed"; room: string; changes: RatingChange[] }
+/** Version 5: quick play made `room`, where the recipient holds `seat`. */
+export interface Matched { type: "matched"; room: string; seat: number; rated: boolean }
 export interface ReplayState { type: "replay_state"; ref: number | null; replay: string; room: string; position: number; length: number; viewer: number | null; view: Data; at: number | null }
 
 export type ServerMessage =
@@ -196,7 +240,11 @@ export type ServerMessage =
   | GameOver
   | Chat
   | ReplayState
-  | Moved;
+  | Moved
+  | Account
+  | Sessions
+  | RatingsChanged
+  | Matched;
 
 export type ServerType = ServerMessage["type"];
 
@@ -237,6 +285,7 @@ export const STRUCTURES: Readonly<Record<string, Schema>> = {
     choices: ["map", {}],
     ready: ["bool", false],
     connected: ["bool", false],
+    rating: ["float?", null],
   },
   RoomSummary: {
     room: ["str"],
@@ -267,6 +316,22 @@ export const STRUCTURES: Readonly<Record<string, Schema>> = {
     choices: ["list", []],
     minimum: ["float?", null],
     maximum: ["float?", null],
+  },
+  SessionInfo: {
+    session: ["str"],
+    created: ["float"],
+    last_seen: ["float"],
+    client: ["str", ""],
+    current: ["bool", false],
+  },
+  RatingChange: {
+    seat: ["int"],
+    user: ["str"],
+    name: ["str"],
+    pool: ["str"],
+    before: ["float"],
+    after: ["float"],
+    games: ["int"],
   },
   GameInfo: {
     id: ["str"],
@@ -351,6 +416,17 @@ export const SERVER_MESSAGES: Readonly<Record<ServerType, Schema>> = {
     at: ["float?", null],
   },
   moved: { ref: REF, room: ["str?", null], url: ["str"] },
+  account: {
+    ref: REF,
+    user: ["str"],
+    name: ["str"],
+    token: ["str"],
+    session: ["str"],
+    rooms: ["list<str>", []],
+  },
+  sessions: { ref: REF, sessions: ["list<SessionInfo>", []] },
+  ratings_changed: { room: ["str"], changes: ["list<RatingChange>", []] },
+  matched: { room: ["str"], seat: ["int"], rated: ["bool", false] },
 };
 
 /** Requests: every client message but `bye` carries an optional `id` answered by `ref`. */
