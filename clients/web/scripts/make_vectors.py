@@ -13,7 +13,8 @@ TypeScript codec, delta apply and legal expansion are held to exactly the same b
   lacks fails a test even when no frame above carries it;
 - ``legal.json``: legal lists from seeded games with the concrete commands ``expand_legal``
   makes of them, and each command type's field defaults;
-- ``catalog.json``: the server's game catalogue (``list_games``), as a client decodes it.
+- ``catalog.json``: the server's game catalogue (``list_games``), as a client decodes it;
+- ``pools.json``: each game's rating pools (``server.ratings.POOLS``), the leaderboard's tabs.
 
 Run from the repository root: ``.venv/bin/python clients/web/scripts/make_vectors.py``
 (``make web-vectors``). The output is deterministic; commit it.
@@ -433,6 +434,9 @@ def main() -> None:
     write("codec.json", codec_vectors())
     write("legal.json", {"defaults": command_defaults(), "lists": legal})
     write("catalog.json", games_catalogue())
+    from server.ratings import POOLS
+
+    write("pools.json", {game: list(pools) for game, pools in POOLS.items()})
 
 
 def write(name: str, data: Any) -> None:

@@ -6,13 +6,15 @@
 
 import { Session, type SessionStatus } from "../net/session";
 import type { ServerError } from "../protocol/errors";
+import { AccountMenu } from "./account";
 import { h, replace } from "./dom";
 import { HowToPage } from "./howto";
+import { LeaderboardPage, PlayerPage } from "./leaderboard";
 import { LobbyPage } from "./lobby";
 import type { Page } from "./page";
 import { ReplayPage } from "./replay";
 import { RoomPage } from "./room";
-import { parseRoute, type Route } from "./router";
+import { navigate, parseRoute, type Route } from "./router";
 import { bannedSentence } from "./sentences";
 import { SoundBoard } from "./sound";
 import { AppState } from "./state";
@@ -63,6 +65,8 @@ export class App {
       this.drawCorner();
     });
     session.on("ended", (reason) => this.showEnded(reason));
+    // Quick play found a table: go there from whatever page the player is on.
+    session.on("msg:matched", (matched) => navigate({ page: "room", room: matched.room, code: null }));
     this.drawCorner();
     window.addEventListener("hashchange", () => this.route());
     window.addEventListener("pagehide", () => session.close());
@@ -106,14 +110,17 @@ export class App {
     this.nameInput.onchange = () => this.rename();
     // On a narrow screen the name and the toggles fold behind one button (CSS shows them
     // inline on wider ones), so the header stays one slim row above the board.
-    const settings = h("div.header-settings", { id: "header-settings" }, nameForm, h("div.toggles", null, effects, music));
-    const menu = h("button.small.ghost.menu-toggle", { type: "button", "aria-expanded": "false", "aria-controls": "header-settings", "data-testid": "menu-toggle", "aria-label": "Name and sound", title: "Name and sound" }, "☰");
+    // On a phone the leaderboards link waits behind ☰ too (the slim row has no room for it).
+    const boards = h("a.phone-only.menu-link", { href: "#/leaderboard/flip_over_frog" }, "Leaderboards");
+    const account = new AccountMenu(this.state, (name) => (this.nameInput.value = name));
+    const settings = h("div.header-settings", { id: "header-settings" }, nameForm, h("div.toggles", null, effects, music), account.element, boards);
+    const menu = h("button.small.ghost.menu-toggle", { type: "button", "aria-expanded": "false", "aria-controls": "header-settings", "data-testid": "menu-toggle", "aria-label": "Name, sound and account", title: "Name, sound and account" }, "☰");
     const header = h(
       "header.app-header",
       null,
       h("a.skip-link", { href: "#/", "data-testid": "skip-link", onclick: (event: Event) => this.skipToContent(event) }, "Skip to the page"),
       h("a.logo", { href: "#/", "aria-label": "Lumin lobby" }, "LUMIN"),
-      h("nav.main-nav", { "aria-label": "Main" }, h("a", { href: "#/" }, "Lobby"), h("a", { href: "#/howto/flip_over_frog" }, "How to play")),
+      h("nav.main-nav", { "aria-label": "Main" }, h("a", { href: "#/" }, "Lobby"), h("a.wide-only", { href: "#/leaderboard/flip_over_frog", "data-testid": "nav-leaderboard" }, "Leaderboards"), h("a", { href: "#/howto/flip_over_frog" }, "How to play")),
       menu,
       settings,
     );
@@ -207,6 +214,12 @@ export class App {
         break;
       case "howto":
         this.page = new HowToPage(route.game);
+        break;
+      case "leaderboard":
+        this.page = new LeaderboardPage(this.state, route.game, route.pool);
+        break;
+      case "player":
+        this.page = new PlayerPage(this.state, route.user);
         break;
     }
     replace(this.main, this.page.element);

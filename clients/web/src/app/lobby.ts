@@ -19,6 +19,8 @@ import {
 } from "./create_form";
 import { h, replace } from "./dom";
 import type { Page } from "./page";
+import { QuickPlayPanel } from "./quickplay";
+import { ratingTag } from "./rating";
 import { navigate, parseJoin } from "./router";
 import { type AppState, seatLabel } from "./state";
 
@@ -31,6 +33,7 @@ export class LobbyPage implements Page {
   private readonly createArea = h("div.create-area");
   private readonly problem = h("p.error-line", { role: "alert", "data-testid": "lobby-error" });
   private readonly offs: (() => void)[] = [];
+  private readonly quick: QuickPlayPanel;
   private plan: CreatePlan | null = null;
   private games: GameInfo[] = [];
   /** The connection the lobby watch was sent on (a new one needs a new watch). */
@@ -38,6 +41,7 @@ export class LobbyPage implements Page {
 
   constructor(private readonly app: AppState) {
     const session = app.session;
+    this.quick = new QuickPlayPanel(app);
     this.offs.push(
       session.on("msg:lobby_update", (update) => {
         for (const room of update.rooms) this.rooms.set(room.room, room);
@@ -66,6 +70,7 @@ export class LobbyPage implements Page {
           h("li", null, h("span.pitch-icon.nf", { "aria-hidden": "true" }, "◆"), "Neon Flip"),
         ),
       ),
+      this.quick.element,
       h("section.panel.create-panel", { "aria-labelledby": "create-title", "data-start-here": "" }, h("h2#create-title", null, "Create a room"), this.createArea),
       this.joinPanel(),
       h(
@@ -87,6 +92,7 @@ export class LobbyPage implements Page {
 
   destroy(): void {
     for (const off of this.offs) off();
+    this.quick.destroy();
     if (this.app.session.status === "open") this.app.session.request({ type: "unwatch_lobby" }).catch(() => undefined);
   }
 
@@ -133,6 +139,7 @@ export class LobbyPage implements Page {
       .games()
       .then((games) => {
         this.games = games;
+        this.quick.setGames(games);
         if (games.length === 0) {
           replace(this.createArea, h("p.muted", null, "This server hosts no games."));
           return;
@@ -191,7 +198,7 @@ export class LobbyPage implements Page {
     const open = room.seats.filter((seat) => seat.kind === "open").length;
     const mine = room.seats.some((seat) => seat.user === this.app.session.user && seat.kind === "human");
     const players = room.seats.map((seat) =>
-      h(`span.seat-chip.seat-${seat.seat}.kind-${seat.kind}`, { title: seat.kind === "bot" ? `bot: ${seat.bot}` : seat.kind }, seatGlyph(seat.seat), " ", seatLabel(seat.seat, seat.name, seat.kind, seat.bot)),
+      h(`span.seat-chip.seat-${seat.seat}.kind-${seat.kind}`, { title: seat.kind === "bot" ? `bot: ${seat.bot}` : seat.kind }, seatGlyph(seat.seat), " ", seatLabel(seat.seat, seat.name, seat.kind, seat.bot), ratingTag(seat.rating)),
     );
     const actions: HTMLElement[] = [];
     if (room.state === "finished") {

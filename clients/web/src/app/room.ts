@@ -30,7 +30,8 @@ import type { Page } from "./page";
 import { navigate, roomLink } from "./router";
 import { type AppState, seatLabel } from "./state";
 import type { LogAccess } from "./logs";
-import { outcomeFromView, renderSummary } from "./summary";
+import { ratingTag } from "./rating";
+import { outcomeFromView, renderRatings, renderSummary } from "./summary";
 import { setAlert, setTitle } from "./title";
 
 /** Why the session did not send a move, or lost its answer (src/net/session.ts): no server
@@ -58,6 +59,7 @@ export class RoomPage implements Page {
   private readonly notice = h("div.room-notice", { role: "status", "aria-live": "assertive", "data-testid": "room-notice", hidden: true });
   private readonly boardArea = h("div.board-area", { "data-testid": "board-area" });
   private readonly summaryArea = h("div.summary-area");
+  private readonly ratingsArea = h("div.ratings-area");
   private readonly errors = new ErrorLine();
   private readonly chat: ChatPanel;
   private readonly offs: (() => void)[] = [];
@@ -89,7 +91,7 @@ export class RoomPage implements Page {
       h(
         "div.room-layout",
         null,
-        h("section.board-column", { "aria-label": "Board" }, this.notice, this.status, this.boardArea, this.summaryArea),
+        h("section.board-column", { "aria-label": "Board" }, this.notice, this.status, this.boardArea, this.summaryArea, this.ratingsArea),
         h("aside.room-side", null, h("section.panel.seats-panel", { "aria-label": "Seats" }, h("h3", null, "Seats"), this.seatsList, this.controls), this.chat.element),
       ),
     );
@@ -107,6 +109,9 @@ export class RoomPage implements Page {
       }),
       session.on("msg:game_over", (message) => {
         if (message.room === room) this.gameOver();
+      }),
+      session.on("msg:ratings_changed", (message) => {
+        if (message.room === room) this.drawRatings();
       }),
       session.on("msg:rematch_created", (message) => {
         if (message.room === room) this.drawControls();
@@ -130,6 +135,7 @@ export class RoomPage implements Page {
     );
     setTitle(app.gameName(app.summaries.get(room)?.game ?? ""));
     this.drawRoom();
+    this.drawRatings();
     const copy = session.view(room);
     if (copy) this.viewChanged(copy, null);
     else if (!app.entered.has(room)) this.enter();
@@ -386,7 +392,7 @@ export class RoomPage implements Page {
           `li.seat.seat-${seat.seat}.kind-${seat.kind}${seat.seat === mine ? ".me" : ""}${seat.seat === turn ? ".turn" : ""}`,
           { "data-seat": seat.seat },
           h("span.seat-glyph", { "aria-hidden": "true" }, seatGlyph(seat.seat)),
-          h("span.seat-name", null, seatLabel(seat.seat, seat.name, seat.kind, seat.bot), seat.seat === mine ? " (you)" : ""),
+          h("span.seat-name", null, seatLabel(seat.seat, seat.name, seat.kind, seat.bot), seat.seat === mine ? " (you)" : "", ratingTag(seat.rating)),
           h("span.seat-tags", null, seatTags(seat, summary)),
           actions.length ? h("span.actions", null, actions) : null,
         );
@@ -619,6 +625,14 @@ export class RoomPage implements Page {
   }
 
   // --- the end ------------------------------------------------------------------------------------
+
+  /** The rating changes of this room's rated game, once `ratings_changed` came. */
+  private drawRatings(): void {
+    const changes = this.app.ratings.get(this.room);
+    if (!changes?.length) return;
+    const mine = this.app.mySeat(this.room) ?? this.app.session.view(this.room)?.seat ?? null;
+    replace(this.ratingsArea, renderRatings(changes, mine));
+  }
 
   private gameOver(): void {
     const copy = this.app.session.view(this.room);

@@ -7,6 +7,8 @@
  * | `#/room/<id>` (`?code=<code>` for a private room) | a room: seats, board, chat |
  * | `#/replay/<id>` (`?viewer=<seat>`) | a finished game's replay |
  * | `#/howto/<game>` | how to play a game |
+ * | `#/leaderboard/<game>` (`?pool=<pool>`) | a game's leaderboard |
+ * | `#/player/<user>` | a player's ratings and recent games |
  *
  * One page has a path of its own instead: `/admin`, the operator's admin page (src/app/admin.ts),
  * which src/main.ts loads apart from the players' app. The server's static fallback serves
@@ -17,7 +19,9 @@ export type Route =
   | { page: "lobby" }
   | { page: "room"; room: string; code: string | null }
   | { page: "replay"; room: string; viewer: number | null }
-  | { page: "howto"; game: string };
+  | { page: "howto"; game: string }
+  | { page: "leaderboard"; game: string; pool: string | null }
+  | { page: "player"; user: string };
 
 /** Whether a location's path is the admin page's: `/admin` (also under a prefix, `/lumin/admin`). */
 export function isAdminPath(pathname: string): boolean {
@@ -35,6 +39,8 @@ export function parseRoute(hash: string): Route {
     return { page: "replay", room: parts[1], viewer: viewer !== null && /^\d+$/.test(viewer) ? Number(viewer) : null };
   }
   if (parts[0] === "howto" && parts[1]) return { page: "howto", game: parts[1] };
+  if (parts[0] === "leaderboard") return { page: "leaderboard", game: parts[1] ?? "flip_over_frog", pool: params.get("pool") };
+  if (parts[0] === "player" && parts[1]) return { page: "player", user: parts[1] };
   return { page: "lobby" };
 }
 
@@ -49,6 +55,10 @@ export function routeHash(route: Route): string {
       return `#/replay/${encodeURIComponent(route.room)}${route.viewer !== null ? `?viewer=${route.viewer}` : ""}`;
     case "howto":
       return `#/howto/${encodeURIComponent(route.game)}`;
+    case "leaderboard":
+      return `#/leaderboard/${encodeURIComponent(route.game)}${route.pool ? `?pool=${encodeURIComponent(route.pool)}` : ""}`;
+    case "player":
+      return `#/player/${encodeURIComponent(route.user)}`;
   }
 }
 

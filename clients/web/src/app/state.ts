@@ -5,8 +5,9 @@
  */
 
 import { ServerError } from "../protocol/errors";
-import type { Chat, GameInfo, GameOver, Games, RoomSummary } from "../protocol/messages";
+import type { Chat, GameInfo, GameOver, Games, RatingChange, RoomSummary } from "../protocol/messages";
 import type { Session } from "../net/session";
+import type { QuickTicket } from "./quickplay";
 import type { SoundBoard } from "./sound";
 import { storage } from "./storage";
 
@@ -26,6 +27,8 @@ export class AppState {
   readonly summaries = new Map<string, RoomSummary>();
   readonly chats = new Map<string, Chat[]>();
   readonly overs = new Map<string, GameOver>();
+  /** A rated game's rating changes (`ratings_changed`), by room. */
+  readonly ratings = new Map<string, RatingChange[]>();
   /** Finished room → its rematch room, once every seated human asked. */
   readonly rematches = new Map<string, string>();
   /** Rooms this connection entered (created, joined, watched, resumed) and has not left. */
@@ -34,6 +37,9 @@ export class AppState {
   readonly muted: Set<string>;
   /** What to do once a room page opens: take the first open seat. */
   readonly joinOnOpen = new Set<string>();
+  /** What quick play is looking for on this connection (null: not queued). */
+  quick: QuickTicket | null = null;
+  private readonly quickListeners = new Set<() => void>();
   private catalogue: Promise<GameInfo[]> | null = null;
   private gameNames = new Map<string, string>();
   private infos = new Map<string, GameInfo>();
@@ -53,6 +59,11 @@ export class AppState {
       this.chats.set(message.room, lines);
     });
     session.on("msg:game_over", (message) => this.overs.set(message.room, message));
+    session.on("msg:ratings_changed", (message) => this.ratings.set(message.room, message.changes));
+    session.on("msg:matched", (message) => {
+      this.entered.add(message.room);
+      this.setQuick(null);
+    });
     session.on("msg:rematch_created", (message) => this.rematches.set(message.room, message.new_room));
     session.on("msg:room_created", (message) => {
       this.entered.add(message.room);
@@ -62,6 +73,8 @@ export class AppState {
     session.on("welcome", () => {
       // A new identity (bad token) or a server restart: the catalogue may have changed too.
       this.catalogue = null;
+      // The queue forgets a connection that closed.
+      this.setQuick(null);
     });
     for (const [room, code] of Object.entries(storage.json<Record<string, string>>("codes", {}))) {
       session.codes.set(room, code);
@@ -86,6 +99,19 @@ export class AppState {
         });
     }
     return this.catalogue;
+  }
+
+  /** Queue for quick play, or leave the queue (null); the lobby's panel follows. */
+  setQuick(ticket: QuickTicket | null): void {
+    if (ticket === this.quick) return;
+    this.quick = ticket;
+    for (const listener of [...this.quickListeners]) listener();
+  }
+
+  /** Call `listener` whenever {@link quick} changes; returns the unsubscribe. */
+  onQuickChange(listener: () => void): () => void {
+    this.quickListeners.add(listener);
+    return () => this.quickListeners.delete(listener);
   }
 
   /** A game's catalogue entry, once {@link games} has answered (else null). */

@@ -8,10 +8,11 @@
  * spectator) did not get it; it then reads the finished game's log (`/rooms/<id>/log`).
  */
 
-import type { Data, GameOver, OutcomeInfo, RoomSummary } from "../protocol/messages";
+import type { Data, GameOver, OutcomeInfo, RatingChange, RoomSummary } from "../protocol/messages";
 import { h } from "./dom";
 import { fetchLog, type LogAccess } from "./logs";
 import { seatGlyph } from "./lobby";
+import { changeText, ratingText } from "./rating";
 import { seatLabel } from "./state";
 
 export interface Reveal {
@@ -207,4 +208,32 @@ export function renderSummary(outcome: OutcomeInfo, summary: RoomSummary | null,
 function ordinal(n: number): string {
   const suffix = n % 100 >= 11 && n % 100 <= 13 ? "th" : ({ 1: "st", 2: "nd", 3: "rd" } as Record<number, string>)[n % 10] ?? "th";
   return `${n}${suffix}`;
+}
+
+/** A rated game's rating changes (`ratings_changed`): each player's old and new rating and
+ *  the change, the viewer's own first. */
+export function renderRatings(changes: readonly RatingChange[], mySeat: number | null): HTMLElement {
+  const mine = changes.find((change) => change.seat === mySeat);
+  const rows = [...changes].sort((a, b) => Number(b.seat === mySeat) - Number(a.seat === mySeat) || a.seat - b.seat);
+  return h(
+    "section.panel.ratings",
+    { "data-testid": "ratings", "aria-labelledby": "ratings-title" },
+    h("h3#ratings-title", null, "Ratings"),
+    h(
+      "ul.rating-changes",
+      null,
+      rows.map((change) => {
+        const delta = change.after - change.before;
+        const own = change === mine;
+        return h(
+          `li${own ? ".me" : ""}`,
+          { "data-seat": change.seat, "data-testid": own ? "my-rating" : "rating-change" },
+          `${seatGlyph(change.seat)} ${own ? "Your rating" : change.name}: ${ratingText(change.before)} → ${ratingText(change.after)} `,
+          h(`span.rating-change.${delta > 0.05 ? "up" : delta < -0.05 ? "down" : "same"}`, null, `(${changeText(change.before, change.after)})`),
+          h("span.muted", null, ` after ${change.games} rated game${change.games === 1 ? "" : "s"}`),
+        );
+      }),
+    ),
+    mine ? h("a.help-link", { href: `#/player/${encodeURIComponent(mine.user)}`, "data-testid": "my-games" }, "Your recent games") : null,
+  );
 }

@@ -39,7 +39,7 @@
  */
 
 import { ServerError, ProtocolError } from "../protocol/errors";
-import type { ClientMessage, Moved, ServerMessage, ServerType, Welcome } from "../protocol/messages";
+import type { Account, ClientMessage, Moved, ServerMessage, ServerType, Welcome } from "../protocol/messages";
 import { ClientConnection, NAME_VERSION, SUPPORTED_VERSIONS } from "../protocol/connection";
 import { SERVER_FRAME_LIMITS } from "../protocol/codec";
 import { expandLegal, sameCommand } from "../protocol/legal";
@@ -269,6 +269,30 @@ export class Session {
     }
     if (this.status === "open") this.restart();
     return Promise.resolve();
+  }
+
+  /** Claim `name` with `password` for this identity (`claim_name`), or sign in to the account
+   *  of `name` (`sign_in`), protocol version 5. The account's session token replaces the
+   *  guest token (told to `onToken`, so it is stored); a sign-in then reconnects with it, so
+   *  the connection, its seats and its rooms are the account's. */
+  async signIn(kind: "claim_name" | "sign_in", name: string, password: string): Promise<Account> {
+    const account = await this.request<Account>({ type: kind, name, password });
+    this.token = account.token;
+    this.options.onToken?.(account.token);
+    this.name = account.name;
+    if (kind === "sign_in") this.restart();
+    else if (this.welcome) this.welcome = { ...this.welcome, name: account.name, token: account.token };
+    return account;
+  }
+
+  /** Sign out: revoke this connection's session (`session`, from its `account`) and play on as
+   *  a new guest (the next `hello` carries no token). */
+  async signOut(session: string | null): Promise<void> {
+    const revoke = session !== null && this.status === "open" ? this.request({ type: "revoke_session", session }).catch(() => undefined) : Promise.resolve();
+    this.token = null;
+    await revoke;
+    // The server closes a revoked session's connections; reconnect at once either way.
+    if (this.socket !== null) this.restart();
   }
 
   /** Drop the socket as a network failure would (tests, and a manual "reconnect").

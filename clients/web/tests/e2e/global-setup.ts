@@ -59,10 +59,11 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     "--connect-burst", "1000", "--connections-per-address", "10000", "--rooms-per-identity", "1000",
     "--rooms-per-address", "10000",
   ];
-  // A fixed test token on the command line (a real server's belongs in LUMIN_ADMIN_TOKEN).
+  // A fixed test token on the command line (a real server's belongs in LUMIN_ADMIN_TOKEN); one
+  // rated game puts a player on a leaderboard (quickplay.spec.ts plays one).
   const server = spawn(
     lumin,
-    ["serve", "--port", String(port), "--data", data, "--static", dist, "--bot-delay", "0", "--log-level", "warning", "--admin-token", ADMIN_TOKEN, ...limits],
+    ["serve", "--port", String(port), "--data", data, "--static", dist, "--bot-delay", "0", "--log-level", "warning", "--admin-token", ADMIN_TOKEN, "--leaderboard-games", "1", ...limits],
     { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] },
   );
   server.stdout?.on("data", (chunk) => (output += chunk));

@@ -11,11 +11,15 @@ describe("routes", () => {
       { page: "replay", room: "r9", viewer: null },
       { page: "replay", room: "r9", viewer: 2 },
       { page: "howto", game: "flash8" },
+      { page: "leaderboard", game: "neon_hex", pool: null },
+      { page: "leaderboard", game: "neon_flip", pool: "overdrive-teams" },
+      { page: "player", user: "u-5kq2/x" },
     ] as const) {
       expect(parseRoute(routeHash(route))).toEqual(route);
     }
     expect(parseRoute("#/nowhere")).toEqual({ page: "lobby" });
     expect(parseRoute("")).toEqual({ page: "lobby" });
+    expect(parseRoute("#/leaderboard")).toEqual({ page: "leaderboard", game: "flip_over_frog", pool: null });
   });
 
   it("reads what people paste to join", () => {

@@ -3,7 +3,8 @@
  * with the server's refusals, views are reported with the copy before, a dropped socket
  * reconnects with backoff, says hello with the stored token and resumes every held room, and
  * (protocol version 2) `moved` takes the session to another node at once and `try_again`
- * requests go again.
+ * requests go again; (version 5) claiming a name or signing in adopts the account's session
+ * token, and signing out revokes the session and comes back as a new guest.
  */
 import { Decoder } from "@msgpack/msgpack";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
@@ -578,5 +579,58 @@ describe("clock sync", () => {
     expect(clock.offset).toBeCloseTo(59.99, 6);
     expect(clock.lastRtt).toBeCloseTo(1, 6);
     expect(clock.serverTime(1000)).toBeCloseTo(1059.99, 6);
+  });
+});
+
+describe("accounts (protocol version 5)", () => {
+  function signedIn(): { session: Session; socket: FakeSocket } {
+    const session = connect("guest-token");
+    const socket = sockets[0]!;
+    socket.open();
+    welcome(socket, "guest-token", 5);
+    return { session, socket };
+  }
+
+  it("claiming a name keeps the connection and stores the account's session token", async () => {
+    const { session, socket } = signedIn();
+    const claim = session.signIn("claim_name", "Ada", "correct horse");
+    expect(socket.last("claim_name")).toMatchObject({ name: "Ada", password: "correct horse" });
+    socket.serve({ type: "account", ref: socket.last("claim_name").id, user: "u1", name: "Ada", token: "session-token", session: "s1" });
+    await expect(claim).resolves.toMatchObject({ session: "s1" });
+    expect(tokens).toEqual(["session-token"]);
+    expect(sockets).toHaveLength(1);
+    expect(session.token).toBe("session-token");
+  });
+
+  it("signing in reconnects with the account's token, so the connection is the account's", async () => {
+    const { session, socket } = signedIn();
+    const signIn = session.signIn("sign_in", "Bo", "pw");
+    socket.serve({ type: "account", ref: socket.last("sign_in").id, user: "u9", name: "Bo", token: "bo-token", session: "s2" });
+    await signIn;
+    vi.advanceTimersByTime(1000);
+    const next = sockets[1]!;
+    next.open();
+    expect(next.last("hello")).toMatchObject({ token: "bo-token", name: "Bo" });
+  });
+
+  it("a refused sign-in keeps the guest and says why", async () => {
+    const { session, socket } = signedIn();
+    const signIn = session.signIn("sign_in", "Bo", "wrong");
+    socket.serve({ type: "error", ref: socket.last("sign_in").id, code: "bad_credentials", message: "That name and password do not match an account." });
+    await expect(signIn).rejects.toMatchObject({ code: "bad_credentials" });
+    expect(session.token).toBe("guest-token");
+    expect(sockets).toHaveLength(1);
+  });
+
+  it("signing out revokes this session and comes back as a new guest", async () => {
+    const { session, socket } = signedIn();
+    const out = session.signOut("s1");
+    expect(socket.last("revoke_session")).toMatchObject({ session: "s1" });
+    socket.serve({ type: "ok", ref: socket.last("revoke_session").id });
+    await out;
+    vi.advanceTimersByTime(1000);
+    const next = sockets[1]!;
+    next.open();
+    expect(next.last("hello").token).toBeUndefined();
   });
 });

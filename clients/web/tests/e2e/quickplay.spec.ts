@@ -1,0 +1,151 @@
+/**
+ * Quick play: two people press "Play now" for a two-seat Flip Over Frog table (people only),
+ * land in the same room, play it to the end and see their new ratings (a rated game: two
+ * humans, no bots). Before that, one of them queues and cancels.
+ */
+import { expect, type Page, test } from "@playwright/test";
+import { player, shot } from "./helpers";
+
+async function playNow(page: Page): Promise<void> {
+  const panel = page.getByTestId("quick-play");
+  await page.getByTestId("quick-game").selectOption("flip_over_frog");
+  await page.getByTestId("quick-seats").selectOption("2");
+  await page.getByTestId("quick-bots").selectOption({ label: "Only people" });
+  await panel.getByTestId("quick-play-now").click();
+  await expect(page.getByTestId("quick-waiting")).toContainText("Looking for players for Flip Over Frog with 2 seats");
+}
+
+/** The page whose turn it is (null once both show the summary). */
+async function whoseTurn(pages: Page[]): Promise<Page | null> {
+  let found: Page | null | undefined;
+  await expect
+    .poll(
+      async () => {
+        for (const page of pages) {
+          if (await page.locator(".board-root.my-turn").isVisible()) {
+            found = page;
+            return true;
+          }
+        }
+        const over = await Promise.all(pages.map((page) => page.getByTestId("summary").isVisible()));
+        if (over.every(Boolean)) {
+          found = null;
+          return true;
+        }
+        return false;
+      },
+      { timeout: 30_000 },
+    )
+    .toBe(true);
+  return found ?? null;
+}
+
+test("two people press Play now, land in one room, finish the game and see their new ratings", async ({ browser }) => {
+  const ada = await player(browser, "Quick Ada");
+  const bob = await player(browser, "Quick Bob");
+
+  // Queue, then change one's mind.
+  await playNow(ada.page);
+  await ada.page.getByTestId("quick-cancel").click();
+  await expect(ada.page.getByTestId("quick-play-now")).toBeVisible();
+
+  await playNow(ada.page);
+  await playNow(bob.page);
+  for (const { page } of [ada, bob]) await expect(page.locator("[data-page=room]")).toBeVisible();
+  const room = await ada.page.locator("[data-page=room]").getAttribute("data-room");
+  expect(room).toBeTruthy();
+  await expect(bob.page.locator("[data-page=room]")).toHaveAttribute("data-room", room!);
+  for (const { page } of [ada, bob]) {
+    await expect(page.locator(".board-root")).toBeVisible();
+    await expect(page.locator(".seat.me")).toHaveCount(1);
+  }
+
+  const pages = [ada.page, bob.page];
+  let turns = 0;
+  for (let page = await whoseTurn(pages); page !== null; page = await whoseTurn(pages)) {
+    const before = await page.locator(".fof-pile").textContent();
+    await page.locator(".fof-hand-tile.playable").first().click();
+    const discard = page.getByTestId("fof-discard");
+    if (await discard.isVisible()) await discard.click();
+    else await page.locator(".fof-space.lit").first().click();
+    await expect.poll(() => page.locator(".fof-pile").textContent(), { timeout: 15_000 }).not.toBe(before);
+    turns += 1;
+    expect(turns).toBeLessThan(80);
+  }
+
+  for (const { page } of [ada, bob]) {
+    await expect(page.getByTestId("summary")).toContainText("Game over");
+    const mine = page.getByTestId("my-rating");
+    await expect(mine).toContainText(/Your rating: 0\.0 → -?\d+\.\d \([+−±]\d+\.\d\) after 1 rated game/);
+    await expect(page.getByTestId("rating-change")).toHaveCount(1);
+  }
+  await shot(ada.page, "quickplay-ratings");
+
+  // Their ratings now stand beside their names: in the lobby's finished game, and in its room.
+  const shown = (await ada.page.getByTestId("my-rating").textContent())!.match(/→ (-?\d+\.\d)/)![1];
+  await ada.page.goto("/#/");
+  const card = ada.page.locator(`.room-card[data-room="${room}"]`);
+  await expect(card.getByTestId("seat-rating")).toHaveCount(2);
+  await expect(card.locator(".seat-chip", { hasText: "Quick Ada" })).toContainText(`★ ${shown}`);
+  await ada.page.goto(`/#/room/${room}`);
+  await expect(ada.page.locator(".seat.me")).toContainText(`★ ${shown}`);
+  await expect(ada.page.locator(".seat").getByTestId("seat-rating")).toHaveCount(2);
+
+  // The game's leaderboard has them both; Ada's page lists the game, linked to its replay.
+  await ada.page.getByTestId("nav-leaderboard").click();
+  const board = ada.page.getByTestId("leaderboard");
+  await expect(board.locator("tbody tr")).toHaveCount(2);
+  await expect(board.locator("tr.me")).toContainText(shown);
+  await board.locator("tr.me a").click();
+  await expect(ada.page.locator("[data-page=player] h2")).toHaveText("Your games");
+  const game = ada.page.getByTestId("history").locator(`li[data-room="${room}"]`);
+  await expect(game).toContainText(/Flip Over Frog: Quick Ada (won|finished 2nd); rating 0\.0 → /);
+  await game.getByRole("link", { name: "Replay" }).click();
+  await expect(ada.page.locator("[data-page=replay]")).toBeVisible();
+  expect(ada.errors).toEqual([]);
+  expect(bob.errors).toEqual([]);
+  await ada.context.close();
+  await bob.context.close();
+});
+
+test("a guest claims their name, signs in from another browser, and signs out", async ({ browser }) => {
+  const cy = await player(browser, "Cy Claims");
+  const menu = cy.page.getByTestId("account");
+  await menu.getByTestId("account-toggle").click();
+  await expect(menu.getByTestId("account-name")).toHaveValue("Cy Claims");
+  await menu.getByTestId("account-password").fill("short");
+  await menu.getByTestId("account-submit").click();
+  await expect(menu.getByTestId("account-name")).toBeVisible(); // the browser refused it: too short
+  await menu.getByTestId("account-password").fill("correct horse battery");
+  await menu.getByTestId("account-submit").click();
+  await expect(menu.getByTestId("account-state")).toHaveText("Signed in as Cy Claims.");
+  const user = await cy.page.evaluate(() => (window as unknown as { __lumin: { session: { user: string } } }).__lumin.session.user);
+
+  // Another browser: a wrong password is refused in words, the right one signs in as Cy.
+  const other = await player(browser, "Someone");
+  const second = other.page.getByTestId("account");
+  await second.getByTestId("account-toggle").click();
+  await second.getByTestId("account-switch").click();
+  await second.getByTestId("account-name").fill("cy claims");
+  await second.getByTestId("account-password").fill("wrong password");
+  await second.getByTestId("account-submit").click();
+  await expect(second.getByTestId("account-problem")).not.toBeEmpty();
+  await second.getByTestId("account-password").fill("correct horse battery");
+  await second.getByTestId("account-submit").click();
+  await expect(second.getByTestId("account-state")).toHaveText("Signed in as Cy Claims.");
+  await expect(other.page.getByTestId("player-name")).toHaveValue("Cy Claims");
+  await expect.poll(() => other.page.evaluate(() => (window as unknown as { __lumin: { session: { user: string } } }).__lumin.session.user)).toBe(user);
+  const token = await other.page.evaluate(() => localStorage.getItem("lumin.token"));
+
+  // Signing out there makes a new guest; the old session's token is no longer stored.
+  await second.getByTestId("sign-out").click();
+  await expect(second.getByTestId("account-toggle")).toHaveText("Sign in");
+  await expect.poll(() => other.page.evaluate(() => (window as unknown as { __lumin: { session: { user: string } } }).__lumin.session.user)).not.toBe(user);
+  await expect.poll(() => other.page.evaluate(() => localStorage.getItem("lumin.token"))).not.toBe(token);
+  await cy.page.reload();
+  await expect(cy.page.getByTestId("account-toggle")).toHaveText("✓ Cy Claims");
+  expect(cy.errors).toEqual([]);
+  expect(other.errors).toEqual([]);
+  await cy.context.close();
+  await other.context.close();
+});
