@@ -37,7 +37,7 @@ def _bad(message: str, status: HTTPStatus = HTTPStatus.BAD_REQUEST) -> Answer:
 
 async def leaderboard(store: Store, query: Mapping[str, str], games: int) -> Answer:
     """``/leaderboard?game=G[&pool=P][&limit=N]``: the pool's best players with at least
-    ``games`` rated games, ranked (equal shown ratings share a rank)."""
+    ``games`` rated games, ranked (equal shown ratings share a rank), and the game's pools."""
     game = query.get("game")
     if game not in POOLS:
         return _bad(f"game is one of {', '.join(POOLS)}", HTTPStatus.NOT_FOUND)
@@ -65,7 +65,12 @@ async def leaderboard(store: Store, query: Mapping[str, str], games: int) -> Ans
                 "rank": rank,
             }
         )
-    return HTTPStatus.OK, {"game": game, "pool": pool, "players": players}
+    return HTTPStatus.OK, {
+        "game": game,
+        "pool": pool,
+        "pools": list(POOLS[game]),
+        "players": players,
+    }
 
 
 async def ratings(store: Store, query: Mapping[str, str], games: int) -> Answer:

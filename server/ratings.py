@@ -101,12 +101,16 @@ def is_rated(humans: int, bots_at_start: int, asked: bool | None, pool: str | No
 
 def counted_ranks(ranks: Sequence[int], forfeits: Sequence[int]) -> list[int]:
     """The ranks a game counts with: the rules' ``ranks`` (1 = winner), each seat in
-    ``forfeits`` moved to a shared last place below every other."""
+    ``forfeits`` moved to a shared last place below every other, and the others ranked among
+    themselves (1 + how many of them did better), so ranks stay within the seat count."""
     if not forfeits:
         return list(ranks)
     kept = [rank for seat, rank in enumerate(ranks) if seat not in forfeits]
-    last = max(kept, default=0) + 1
-    return [last if seat in forfeits else rank for seat, rank in enumerate(ranks)]
+    last = len(kept) + 1
+    return [
+        last if seat in forfeits else 1 + sum(other < rank for other in kept)
+        for seat, rank in enumerate(ranks)
+    ]
 
 
 @attrs.frozen

@@ -44,7 +44,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import time
+import urllib.error
+import urllib.parse
+import urllib.request
 from collections import deque
 from collections.abc import AsyncIterator, Mapping, Sequence
 from types import TracebackType
@@ -739,6 +743,46 @@ class LuminClient:
         """The games the server hosts: options, seat choices, bots, seat counts."""
         answer = await self.request(ListGames())
         return list(answer.games)  # type: ignore[attr-defined]
+
+    # -- players' pages over HTTP (docs/protocol.md, "Leaderboards and history") ---------------
+
+    def http_url(self, path: str, **query: str | None) -> str:
+        """The URL of ``path`` on the node this client is connected to (``ws://`` becomes
+        ``http://``, ``wss://`` ``https://``), with the ``query`` fields that are not ``None``."""
+        parts = urllib.parse.urlsplit(self.url)
+        scheme = "https" if parts.scheme == "wss" else "http"
+        fields = urllib.parse.urlencode({k: v for k, v in query.items() if v is not None})
+        return urllib.parse.urlunsplit((scheme, parts.netloc, path, fields, ""))
+
+    async def get_json(self, path: str, **query: str | None) -> Any:
+        """GET ``path`` (see :meth:`http_url`) as JSON; :class:`ServerError` ``http_<status>``
+        with the server's sentence when it refuses, ``unreachable`` when it cannot be asked."""
+        url = self.http_url(path, **query)
+
+        def fetch() -> Any:
+            try:
+                with urllib.request.urlopen(url, timeout=self.timeout) as answer:
+                    return json.load(answer)
+            except urllib.error.HTTPError as refused:
+                try:
+                    body = json.load(refused)
+                except ValueError:
+                    body = {}
+                said = body.get("error") if isinstance(body, dict) else None
+                raise ServerError(
+                    f"http_{refused.code}", str(said or f"{url} answered HTTP {refused.code}.")
+                ) from None
+            except (OSError, ValueError) as error:
+                raise ConnectionLost("unreachable", f"Cannot fetch {url}: {error}.") from None
+
+        return await asyncio.to_thread(fetch)
+
+    async def leaderboard(self, game: str, pool: str | None = None) -> dict[str, Any]:
+        """``GET /leaderboard``: ``{"game", "pool", "pools", "players": [{"name", "user",
+        "rating", "games", "rank"}]}``, the pool's best players (the game's first pool by
+        default)."""
+        answer: dict[str, Any] = await self.get_json("/leaderboard", game=game, pool=pool)
+        return answer
 
     async def list_rooms(self, game: str | None = None) -> list[RoomSummary]:
         answer = await self.request(ListRooms(game=game))

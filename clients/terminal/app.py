@@ -113,7 +113,7 @@ class LuminApp(App[None]):
             try:
                 answer = await work
             except ServerError as error:
-                self.say(f"{error.code}: {error.message}", screen)
+                self.say(error.message, screen)  # players read sentences, not codes
                 return
             if then is not None:
                 result = then(answer)

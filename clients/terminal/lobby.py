@@ -73,6 +73,7 @@ class LobbyScreen(LuminScreen):
         Binding("p", "private", "Private code"),
         Binding("g", "reload", "Reload"),
         Binding("i", "identity", "Identity"),
+        Binding("b", "leaderboard", "Leaderboards"),
     ]
 
     def __init__(self) -> None:
@@ -147,6 +148,13 @@ class LobbyScreen(LuminScreen):
             return None
         key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
         return self.rooms.get(str(key))
+
+    def action_leaderboard(self) -> None:
+        """Each game's best players by rating (the selected room's game first)."""
+        from clients.terminal.leaderboard import LeaderboardScreen
+
+        room = self.selected()
+        self.app.push_screen(LeaderboardScreen(room.game if room is not None else None))
 
     def action_create(self) -> None:
         from clients.terminal.create import CreateScreen

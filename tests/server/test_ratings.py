@@ -18,7 +18,7 @@ import pytest
 import websockets
 from click.testing import CliRunner
 
-from clients.sdk import LuminClient, bot, human
+from clients.sdk import LuminClient, ServerError, bot, human
 from lumin.cli import main
 from protocol.codec import encode
 from protocol.messages import CreateRoom, Hello, RatingsChanged, RoomCreated, SeatChoice, WatchRoom
@@ -115,6 +115,11 @@ async def test_rated_games_recompute_from_their_logs_into_an_empty_store(
     games = {p["name"]: p["games"] for p in listed}
     assert games == {"Ada": 5, "Bea": 5, "Cy": 4}
     assert (await http(server, "/leaderboard?game=flip_over_frog&limit=1"))["players"] == listed[:1]
+    assert board["pools"] == ["standard"]
+    assert await ada.leaderboard(GAME) == board, "the client library reads the same board"
+    with pytest.raises(ServerError) as refused:
+        await ada.leaderboard(GAME, pool="nonsense")
+    assert refused.value.code == "http_404" and "standard" in refused.value.message
 
     logs = tmp_path / "logs"
     base = f"http://127.0.0.1:{server.port}"
@@ -157,7 +162,8 @@ async def test_a_seat_left_on_purpose_counts_as_last(server: LuminServer, connec
 
 
 def test_forfeits_share_the_last_rank_below_everyone() -> None:
-    assert counted_ranks([1, 2, 3], [0]) == [4, 2, 3]  # only the order counts
+    assert counted_ranks([1, 2, 3], [0]) == [3, 1, 2]
+    assert counted_ranks([2, 1], [0]) == [2, 1] and counted_ranks([2, 1], [1]) == [1, 2]
     assert counted_ranks([1, 1, 2, 3], [1, 3]) == [1, 3, 2, 3]
     assert counted_ranks([2, 1], []) == [2, 1]
 
