@@ -13,7 +13,9 @@ from tests.terminal.drive import play_out, room_screen, screen_text, state, unti
 
 
 async def test_the_terminal_follows_moved_to_the_node_that_plays_the_room(nodes: Any) -> None:
-    a, b = await nodes("node-a"), await nodes("node-b")
+    # Leases long enough that a loaded machine never lets A's lapse (then B would take the
+    # room over and play it itself: a failover, tested elsewhere, not the moved tested here).
+    a, b = await nodes("node-a", lease_ttl=10.0), await nodes("node-b", lease_ttl=10.0)
     await known_to_each_other(a, b)
     host = await LuminClient.connect(node_url(a), "Host")
     try:
