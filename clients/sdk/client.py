@@ -31,7 +31,9 @@ again there, so the caller sees only the final answer; it follows at most
 connection), or one answering the client's own ``resume`` after a reconnect (the node it
 reached does not play the room), makes it reconnect to the named node and resume. When the
 node it was sent to cannot be reached, it reconnects to the URL it was first given (any node of
-the cluster).
+the cluster). A request answered ``try_again`` (its room is changing node, or the node that
+plays it cannot be reached for a moment) was not carried out; it is sent again after
+:attr:`~LuminClient.RESUME_AGAIN` seconds, at most :attr:`~LuminClient.TRY_AGAIN_TIMES` times.
 
 What the client keeps per connection is bounded: :attr:`~LuminClient.messages`,
 :attr:`~LuminClient.events`, :attr:`~LuminClient.chat` and :attr:`~LuminClient.errors` hold the
@@ -57,9 +59,12 @@ from typing import Any, TypeVar
 import attrs
 from tenacity import (
     AsyncRetrying,
+    retry_if_exception,
     retry_if_exception_type,
+    stop_after_attempt,
     stop_before_delay,
     wait_exponential,
+    wait_fixed,
     wait_random,
 )
 from websockets.asyncio.client import ClientConnection as Socket
@@ -140,6 +145,15 @@ class ServerError(Exception):
         self.message = message
 
 
+def _is_try_again(error: BaseException) -> bool:
+    """Whether a request's failure is the server's ``try_again`` (it was not carried out)."""
+    return (
+        isinstance(error, ServerError)
+        and not isinstance(error, ConnectionLost)
+        and error.code == ErrorCode.TRY_AGAIN.value
+    )
+
+
 class ConnectionLost(ServerError):
     """No answer can come over the connection. ``code`` says why: ``unreachable`` (no Lumin
     server answered at the URL), ``disconnected`` (the connection dropped before the answer, or
@@ -210,6 +224,8 @@ class LuminClient:
     RECONNECT_MAX = 10.0
     #: ``moved`` answers one request may follow in a row before it fails (``moved_too_often``).
     MAX_MOVES = 3
+    #: Times a request answered ``try_again`` is sent again before the answer is raised.
+    TRY_AGAIN_TIMES = 3
     #: Seconds before a resume answered ``try_again`` (its room changing node) is sent again.
     RESUME_AGAIN = 1.0
 
@@ -620,7 +636,21 @@ class LuminClient:
     async def request(self, message: Message) -> Message:
         """Send a request and return the server's answer; raise :class:`ServerError` for an
         ``error`` answer, :class:`ConnectionLost` when the connection is not there for it. A
-        ``moved`` answer is followed (see the module docstring) and the request sent again."""
+        ``moved`` answer is followed (see the module docstring) and the request sent again; a
+        ``try_again`` answer is sent again a moment later, a few times."""
+        retrying = AsyncRetrying(
+            retry=retry_if_exception(_is_try_again),
+            stop=stop_after_attempt(self.TRY_AGAIN_TIMES + 1),
+            wait=wait_fixed(self.RESUME_AGAIN),
+            reraise=True,
+        )
+        async for attempt in retrying:
+            with attempt:
+                return await self._request_once(message)
+        raise AssertionError("tenacity stops by raising")  # pragma: no cover
+
+    async def _request_once(self, message: Message) -> Message:
+        """:meth:`request` without resending on ``try_again``."""
         for _ in range(self.MAX_MOVES + 1):
             self._check_usable()
             try:

@@ -28,7 +28,17 @@ from engine.core import expand_legal, to_wire
 from engine.registry import get_game
 from protocol.connection import ServerConnection
 from protocol.errors import ProtocolError
-from protocol.messages import CommandAccepted, Hello, Message, Resume, Snapshot, Welcome
+from protocol.messages import (
+    CommandAccepted,
+    Error,
+    Hello,
+    Leave,
+    Message,
+    Ok,
+    Resume,
+    Snapshot,
+    Welcome,
+)
 from server.app import LuminServer
 from server.config import Settings
 
@@ -145,6 +155,8 @@ class Scripted:
     without answering it (or, ``silent``, keeps it open and never answers)."""
 
     silent: bool = False
+    #: Answer this many requests ``try_again`` first, then ``ok`` (instead of dropping).
+    busy: int | None = None
     received: list[list[Message]] = attrs.Factory(list)
 
     async def handle(self, socket: ServerSocket) -> None:
@@ -160,6 +172,13 @@ class Scripted:
                 seen.append(event)
                 if isinstance(event, Hello):
                     self.welcome(conn, event)
+                elif self.busy is not None and not isinstance(event, Resume):
+                    ref = getattr(event, "id", None)
+                    if self.busy > 0:
+                        self.busy -= 1
+                        conn.send(Error(code="try_again", message="Moving; try again.", ref=ref))
+                    else:
+                        conn.send(Ok(ref=ref))
                 elif not isinstance(event, Resume) and not self.silent:
                     await socket.close()  # the request stays unanswered
                     return
@@ -195,6 +214,27 @@ async def scripted() -> AsyncIterator[tuple[Scripted, str]]:
     script = Scripted()
     async with scripted_server(script) as url:
         yield script, url
+
+
+@pytest.mark.parametrize("busy", [2, 10])
+async def test_a_request_answered_try_again_is_sent_again_a_few_times(busy: int) -> None:
+    """``try_again`` means the request was not carried out: the client sends it again after
+    a moment, at most ``TRY_AGAIN_TIMES`` times, then raises the answer."""
+    script = Scripted(busy=busy)
+    async with scripted_server(script) as url:
+        client = await LuminClient.connect(url, "Ada")
+        client.RESUME_AGAIN = 0.01
+        try:
+            if busy <= client.TRY_AGAIN_TIMES:
+                assert isinstance(await client.request(Leave(room="r1")), Ok)
+            else:
+                with pytest.raises(ServerError) as refused:
+                    await client.request(Leave(room="r1"))
+                assert refused.value.code == "try_again"
+            leaves = [m for m in script.received[0] if isinstance(m, Leave)]
+            assert len(leaves) == min(busy + 1, client.TRY_AGAIN_TIMES + 1)
+        finally:
+            await client.close()
 
 
 async def test_a_request_without_an_answer_times_out_with_a_code() -> None:
