@@ -32,6 +32,8 @@ interface Game {
   idle?: boolean;
   /** Wait for the player's move and make it; "over" once the game has ended. */
   move(page: Page, press: Press, count: number): Promise<"moved" | "over" | "waiting">;
+  /** What must have happened in the whole game, checked at its end. */
+  played?(page: Page): void;
 }
 
 /** A tap on a touch screen, a click with a mouse. */
@@ -178,6 +180,13 @@ const SOLO: Game = {
 
 const NF_BOARD = ".board-root .nf-board";
 
+/** How many market cards each Neon Flip page has bought. */
+const bought = new WeakMap<Page, number>();
+
+function boughtSome(page: Page): void {
+  expect(bought.get(page) ?? 0, "cards bought from the market").toBeGreaterThan(0);
+}
+
 /** Neon Flip: one step of the player's turn (an objective, a cascade flip, a discard, a buy,
  *  a card and its targets, or the end of the turn). */
 async function neonFlipMove(page: Page, press: Press, count: number): Promise<"moved" | "over" | "waiting"> {
@@ -196,7 +205,6 @@ async function neonFlipMove(page: Page, press: Press, count: number): Promise<"m
     .then((handle) => handle.jsonValue());
   if (state === "over") return "over";
   const frame = state as string;
-  const solo = (await page.locator(NF_BOARD).getAttribute("data-mode")) === "solo";
   const first = async (selector: string) => {
     const found = page.locator(selector);
     return (await found.count()) > 0 ? found.first() : null;
@@ -211,9 +219,13 @@ async function neonFlipMove(page: Page, press: Press, count: number): Promise<"m
   if (offer) await soft(press(offer));
   else if (stop) await soft(press(count % 2 ? stop : page.locator(".nf-tile.lit").first()));
   else if (discard) await soft(press(discard));
-  // The market sits below the hand on a phone, a scroll away: only the desktop buys (and not
-  // in solo, where PROTO-ZERO's deck, not the market, runs the clock).
-  else if (buy && count % 3 === 0 && (page.viewportSize()?.width ?? 0) > 700 && !solo) await soft(press(buy));
+  // Every third move buys (the second one first), on the phone as on the desktop: the
+  // market shares the screen.
+  else if (buy && count % 3 === 1) {
+    await press(buy)
+      .then(() => bought.set(page, (bought.get(page) ?? 0) + 1))
+      .catch(() => undefined);
+  }
   else if (card && count % 2 === 0) {
     await soft(press(card));
     for (let step = 0; step < 3; step++) {
@@ -230,13 +242,14 @@ async function neonFlipMove(page: Page, press: Press, count: number): Promise<"m
   return "moved";
 }
 
-const NF_PARTS: Parts = { board: ".nf-grid", mine: ".nf-hand", actions: ".nf-actionbar button, [data-testid=nf-end-turn]" };
+// The market counts with the player's own pieces: it must be on screen at every move too.
+const NF_PARTS: Parts = { board: ".nf-grid", mine: ".nf-hand, .nf-market", actions: ".nf-actionbar button, [data-testid=nf-end-turn]" };
 
 const NEON_FLIP: Game[] = [
-  { game: "neon_flip", mode: "classic", seats: ["me", "bot:bot"], options: { rounds: "1" }, parts: NF_PARTS, move: neonFlipMove },
-  { game: "neon_flip", mode: "teams", seats: ["me", "bot:bot", "bot:bot", "bot:bot"], options: { rounds: "1", teams: true }, parts: NF_PARTS, move: neonFlipMove },
-  { game: "neon_flip", mode: "overdrive", seats: ["me", "bot:bot"], options: { mode: "overdrive", rounds: "1", clock: "1" }, parts: NF_PARTS, move: neonFlipMove },
-  { game: "neon_flip", mode: "solo", seats: ["me"], options: { mode: "solo", rounds: "1" }, parts: NF_PARTS, move: neonFlipMove },
+  { game: "neon_flip", mode: "classic", seats: ["me", "bot:bot"], options: { rounds: "1" }, parts: NF_PARTS, move: neonFlipMove, played: boughtSome },
+  { game: "neon_flip", mode: "teams", seats: ["me", "bot:bot", "bot:bot", "bot:bot"], options: { rounds: "1", teams: true }, parts: NF_PARTS, move: neonFlipMove, played: boughtSome },
+  { game: "neon_flip", mode: "overdrive", seats: ["me", "bot:bot"], options: { mode: "overdrive", rounds: "1", clock: "1" }, parts: NF_PARTS, move: neonFlipMove, played: boughtSome },
+  { game: "neon_flip", mode: "solo", seats: ["me"], options: { mode: "solo", rounds: "1" }, parts: NF_PARTS, move: neonFlipMove, played: boughtSome },
 ];
 
 const GAMES: Game[] = [FROG, HEX, RACE, SOLO, ...NEON_FLIP];
@@ -300,6 +313,7 @@ async function playOn(browser: Browser, game: Game, screen: Screen): Promise<voi
   await page.screenshot({ path: join(shots, `${size}-${game.game}-${game.mode}-end.png`) });
   console.log(`${size} ${game.game} ${game.mode}: ${moves} moves in ${Date.now() - started} ms${SOFT ? `; found: ${[...found].join(" | ") || "nothing"}` : ""}`);
   expect(moves).toBeGreaterThan(0);
+  game.played?.(page);
   expect(ada.errors).toEqual([]);
   await idle?.context.close();
   await ada.context.close();

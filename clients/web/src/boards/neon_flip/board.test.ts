@@ -259,6 +259,28 @@ describe("playing from legal", () => {
     expect(h.acts).toEqual([{ type: "discard", card: first.id }]);
   });
 
+  it("on a touch screen the hints and buttons speak of taps, never of keys", () => {
+    // A touch screen: the browser reports no hover (what touchScreen() asks).
+    vi.stubGlobal("matchMedia", (query: string) => ({ matches: query === "(hover: none)", media: query, addEventListener() {}, removeEventListener() {} }));
+    try {
+      const keys = /1–9|Enter|Esc|hover|focus/;
+      const h = open("main");
+      const hint = () => h.root.querySelector(".nf-hint")!.textContent ?? "";
+      expect(hint()).toContain("Tap");
+      expect(hint()).not.toMatch(keys);
+      const power = fixture("main").legal.find((e) => e.type === "play_card")!;
+      card(h.root, String(power.card)).click();
+      expect(hint()).toContain("Tap");
+      expect(hint()).not.toMatch(keys);
+      expect(h.root.querySelector(".nf-cancel")!.textContent).toBe("Cancel");
+      h.destroy();
+      const d = open("discard");
+      expect(d.root.querySelector(".nf-hint")!.textContent).toBe("Too many cards: tap one to discard.");
+    } finally {
+      vi.unstubAllGlobals();
+    }
+  });
+
   it("a rejected command plays the fail sound and keeps nothing selected wrongly", async () => {
     const h = open("main", { reject: true });
     h.root.querySelector<HTMLButtonElement>("[data-testid=nf-end-turn]")!.click();

@@ -535,7 +535,7 @@ export function makeBoard(root: HTMLElement, context: BoardContext, settings: Bo
       const confirm = confirmOnly(opts, names);
       if (confirm) {
         parts.push(h("button.nf-confirm.primary", { type: "button", "data-testid": "nf-confirm", onclick: () => send(confirm) }, `Play ${title}`));
-        hint.textContent = `${card ? (KINDS[card.kind]?.text ?? "") : ""} Press Enter to play, Escape to cancel.`;
+        hint.textContent = `${card ? (KINDS[card.kind]?.text ?? "") : ""} ${touchScreen() ? `Tap Play ${title} or Cancel.` : "Press Enter to play, Escape to cancel."}`;
       } else {
         for (const step of next.values()) {
           if (step.target.kind !== "button") continue;
@@ -550,15 +550,17 @@ export function makeBoard(root: HTMLElement, context: BoardContext, settings: Bo
             ? "Pick a lit arrow at the grid's edge (a row or column)."
             : picked.length
               ? "Now pick the second tile."
-              : "Pick a lit tile; hover or focus one to see what it changes.";
+              : touchScreen()
+                ? "Tap a lit tile."
+                : "Pick a lit tile; hover or focus one to see what it changes.";
       }
-      parts.push(h("button.nf-cancel", { type: "button", onclick: () => select(null) }, "Cancel (Esc)"));
+      parts.push(h("button.nf-cancel", { type: "button", onclick: () => select(null) }, touchScreen() ? "Cancel" : "Cancel (Esc)"));
     } else if (view.phase === "over") {
       hint.textContent = "The game is over: see the final tally.";
     } else if (myTurn(view) && view.phase === "discard") {
-      hint.textContent = "Too many cards: pick one to discard (1–9).";
+      hint.textContent = touchScreen() ? "Too many cards: tap one to discard." : "Too many cards: pick one to discard (1–9).";
     } else if (myTurn(view) && options.length) {
-      hint.textContent = "Play a card (1–9), flip or lock, buy from the market, or end your turn.";
+      hint.textContent = touchScreen() ? "Tap a card, Manual flip or Lock, buy from the market, or End turn." : "Play a card (1–9), flip or lock, buy from the market, or end your turn.";
     } else if (view.phase !== "objectives") {
       hint.textContent = context.readOnly ? "" : "Waiting…";
     } else hint.textContent = "";
