@@ -18,6 +18,7 @@
 import type { BoardContext, Command, LegalEntry } from "../types";
 import { soloCard } from "./cards";
 import { clock, CommandQueue, glued, h, tenths } from "./dom";
+import { touchScreen } from "../../app/dom";
 import { COLOUR_NAMES, legend, shapeIcon } from "./electrons";
 import { Legal } from "./legal";
 import { Countdown, directionOf, Keys, Toasts } from "./parts";
@@ -273,7 +274,7 @@ export class SoloBoard {
       button.addEventListener("click", () => this.claim(line, shape));
       return button;
     });
-    const cancel = h("button", { type: "button", class: "f8-shape-cancel", text: "Cancel (Esc)" });
+    const cancel = h("button", { type: "button", class: "f8-shape-cancel", text: touchScreen() ? "Cancel" : "Cancel (Esc)" });
     cancel.addEventListener("click", () => this.closeChooser());
     this.chooser.replaceChildren(
       h("p", { class: "f8-chooser-title", text: `Claim the ${info?.name ?? `line ${line + 1}`}: cover which shape?` }),
