@@ -338,6 +338,11 @@ async def on_sign_in(session: Session, request: SignIn) -> None:
     account, token = await session.hub.accounts.sign_in(
         request.name, request.password, session.address, "sign_in"
     )
+    ban = session.hub.bans.of_user(user_id(account.identity))
+    if ban is not None:  # a banned account signs in nowhere; its new session is taken back
+        await session.hub.accounts.revoke(account.identity, session_id(digest(token)), None)
+        raise Refused(ErrorCode.BANNED, banned_sentence(ban))
+    session.hub.quickplay.cancel(session)  # a guest's place in a queue is not the account's
     for room in list(session.rooms.values()):  # the guest's rooms are not the account's
         room.detach(session)
     session.rooms.clear()
@@ -348,6 +353,7 @@ async def on_sign_in(session: Session, request: SignIn) -> None:
     session.identity, session.user, session.person = account.identity, user, user
     session.name, session.token, session.session_hash = account.name, token, digest(token)
     session.hub.signed_in.setdefault(session.session_hash, set()).add(session)
+    await session.hub.ratings.load(user)  # the seats the account takes show its ratings
     structlog.contextvars.bind_contextvars(user=user)
     session.send(_account_answer(session, request.id, account.name, token, session.session_hash))
 

@@ -29,7 +29,7 @@ import structlog
 from engine.core import Rejected, validate_options, validate_seats
 from engine.registry import game_ids, get_game
 from protocol.errors import ErrorCode
-from protocol.messages import Matched, PlayNow
+from protocol.messages import Error, Matched, PlayNow
 from server.errors import Refused
 from server.ratings import LADDERS, bot_for, pool_of
 from server.seats import Seat
@@ -68,6 +68,17 @@ class Ticket:
         return WINDOW + WIDEN * int((now - self.since) // WIDEN_EVERY)
 
 
+def _one_each(tickets: list[Ticket]) -> list[Ticket]:
+    """``tickets`` in order, keeping only the first of each person (one user, one seat)."""
+    seen: set[str] = set()
+    kept = []
+    for ticket in tickets:
+        if ticket.session.user not in seen:
+            seen.add(ticket.session.user)
+            kept.append(ticket)
+    return kept
+
+
 class QuickPlay:
     """The queue of one node's hub (see the module docstring)."""
 
@@ -82,6 +93,8 @@ class QuickPlay:
     def join(self, session: Any, request: PlayNow) -> Ticket:
         """Queue ``session`` for the game ``request`` asks (``unknown_game``, ``bad_option``
         or ``bad_seats`` when no room of it could be made)."""
+        self.hub._check_open()  # a draining node makes no rooms, quick ones included
+        self.hub._check_caps(session)  # the open-room caps hold for quick play too
         if request.game not in game_ids() or request.game not in LADDERS:
             raise Refused(ErrorCode.UNKNOWN_GAME, f"Lumin hosts {', '.join(game_ids())}.")
         game = get_game(request.game)
@@ -128,12 +141,14 @@ class QuickPlay:
                     other
                     for other in self.tickets.values()
                     if other is not ticket
+                    and other.session.user != ticket.session.user  # one person, one seat
                     and other.table == ticket.table
                     and abs(other.rating - ticket.rating)
                     <= min(ticket.window(now), other.window(now))
                 ),
                 key=lambda other: (abs(other.rating - ticket.rating), other.since),
             )
+            others = _one_each(others)
             if len(others) >= ticket.seats - 1:
                 await self._seat([ticket, *others[: ticket.seats - 1]], bots=0)
             elif ticket.bot_wait is not None and now - ticket.since >= ticket.bot_wait:
@@ -146,6 +161,16 @@ class QuickPlay:
         self._seating.update(t.session for t in tickets)
         try:
             await self._make(tickets, bots)
+        except Exception:
+            # The queue goes on for everyone else; these players are told, and may ask again.
+            log.exception("quick_play_failed", game=tickets[0].game, humans=len(tickets))
+            for ticket in tickets:
+                ticket.session.send(
+                    Error(
+                        code=ErrorCode.INTERNAL.value,
+                        message="The server failed to make your quick-play room; ask again.",
+                    )
+                )
         finally:
             self._seating.difference_update(t.session for t in tickets)
             self._gone.difference_update(t.session for t in tickets)
@@ -159,6 +184,7 @@ class QuickPlay:
         room, stored = self.hub._create(
             game, dict(first.options), seats, first.session.user, False, {"quick_play": True}
         )
+        room.address = first.session.address
         await stored
         rated = bots == 0
         log.info("quick_play_matched", room=room.id, game=game.id, humans=len(tickets), bots=bots)

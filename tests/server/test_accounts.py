@@ -5,6 +5,8 @@ token is refused and its connection closed), and sign-in attempts are rate limit
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from clients.sdk import LuminClient, ServerError, human
@@ -18,6 +20,7 @@ from protocol.messages import (
     SetName,
     SignIn,
 )
+from server.store import Ban
 from tests.server.test_cluster import until
 
 
@@ -139,3 +142,20 @@ async def test_set_name_keeps_a_claimed_name_its_owners(connect) -> None:
     with pytest.raises(ServerError) as refused:
         await ada.request(SetName(name="Somebody"))
     assert refused.value.code == "bad_field" and "account" in refused.value.message
+
+
+async def test_a_banned_account_cannot_sign_in_from_a_new_connection(connect, server) -> None:
+    """A ban of an account's identity holds at sign-in too, not only at hello: the sign-in is
+    refused (``banned``) and leaves no session behind."""
+    ada = await connect("Ada")
+    await ada.request(ClaimName(name="Ada", password="correct horse"))
+    hub = server.hub
+    hub.bans.replace([*hub.bans.all(), Ban("identity", ada.user, "cheating", time.time())])
+    identity = next(s.identity for g in hub.signed_in.values() for s in g if s.user == ada.user)
+    before = await hub.accounts.sessions(identity)
+    other = await connect("Someone")
+    with pytest.raises(ServerError) as refused:
+        await other.request(SignIn(name="Ada", password="correct horse"))
+    assert refused.value.code == "banned"
+    assert other.welcome.user != ada.user
+    assert len(await hub.accounts.sessions(identity)) == len(before)

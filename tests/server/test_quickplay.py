@@ -125,3 +125,32 @@ async def test_tickets_of_other_games_never_match_and_bots_come_after_the_wait()
     assert q.made == []
     await q.match(now=2.5)
     assert q.made == [(["a"], 1)]
+
+
+async def test_one_person_never_takes_two_seats_of_a_quick_play_game() -> None:
+    """Two connections of one identity queued for the same table are never matched with each
+    other (a rated game against oneself); another person completes the table."""
+    q = queue(("ada", 0.0, None, "neon_hex"), ("ada", 0.0, None, "neon_hex"))
+    await q.match(now=1.0)
+    assert q.made == []
+    bea: Any = Person("bea", "bea")
+    q.tickets[bea] = Ticket(bea, "neon_hex", 2, {}, None, 0.0, 0.0)
+    await q.match(now=1.0)
+    assert q.made == [(["ada", "bea"], 0)]
+
+
+async def test_quick_play_keeps_to_the_open_room_caps(connect, server) -> None:
+    """Quick play makes rooms like create_room does: past the identity's cap of open rooms,
+    play_now is refused (``too_many_rooms``) instead of making another room with bots."""
+    hub = server.hub
+    cap = hub.settings.rooms_per_identity
+    hub.settings = attrs.evolve(hub.settings, rooms_per_identity=1)
+    try:
+        cy = await connect("Cy")
+        await cy.request(PlayNow(game="neon_hex", seats=2, bot_wait=0.0))
+        await matched(cy)
+        with pytest.raises(ServerError) as refused:
+            await cy.request(PlayNow(game="neon_hex", seats=2, bot_wait=0.0))
+        assert refused.value.code == "too_many_rooms"
+    finally:
+        hub.settings = attrs.evolve(hub.settings, rooms_per_identity=cap)
