@@ -72,8 +72,12 @@ def session_id(token_hash: str) -> str:
 
 
 def name_key(name: str) -> str:
-    """``name`` folded for comparison: NFKC, case-folded, inner spaces collapsed."""
-    return re.sub(r"\s+", " ", unicodedata.normalize("NFKC", name).casefold()).strip()
+    """``name`` folded for comparison: NFKC, case-folded, control and invisible characters
+    dropped (so ``Ada`` and ``Ada`` + a zero-width space are one name), inner spaces
+    collapsed."""
+    folded = unicodedata.normalize("NFKC", name).casefold()
+    shown = "".join(c for c in folded if not unicodedata.category(c).startswith("C"))
+    return re.sub(r"\s+", " ", shown).strip()
 
 
 def _check_name(name: str) -> str:

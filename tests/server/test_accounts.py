@@ -159,3 +159,12 @@ async def test_a_banned_account_cannot_sign_in_from_a_new_connection(connect, se
     assert refused.value.code == "banned"
     assert other.welcome.user != ada.user
     assert len(await hub.accounts.sessions(identity)) == len(before)
+
+
+async def test_an_invisible_character_does_not_make_a_claimed_name_anothers(connect) -> None:
+    """``Ada`` and ``Ada`` + a zero-width space fold to one name: a guest saying the second
+    plays marked as a guest, like one saying the first."""
+    ada = await connect("Ada")
+    await ada.request(ClaimName(name="Ada", password="correct horse"))
+    eve = await connect("Ada\u200b")
+    assert eve.welcome.name.endswith("(guest)")
