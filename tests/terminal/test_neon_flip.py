@@ -22,7 +22,8 @@ from tests.terminal.drive import (
 
 async def end_turn_by_key(pilot: Pilot[Any], app: LuminApp, room: str) -> None:
     """In the main phase with no cascade pending, end the turn with ``e`` and wait for the
-    next turn of ours (the bots' or PROTO-ZERO's turns come between)."""
+    next turn of ours (the bots' or PROTO-ZERO's turns come between), or for the discards a
+    hand over its limit asks first (the game's own loop plays them)."""
     client = app.client
     assert client is not None
     view = client.view(room)
@@ -32,7 +33,11 @@ async def end_turn_by_key(pilot: Pilot[Any], app: LuminApp, room: str) -> None:
     await pilot.press("e")
     await until(
         pilot,
-        lambda: state(app, room) == "finished" or client.view(room)["turns"] > turns,
+        lambda: (
+            state(app, room) == "finished"
+            or client.view(room)["turns"] > turns
+            or client.view(room)["phase"] == "discard"
+        ),  # too many cards: the discards come first
         "the turn ended",
     )
     await until(
