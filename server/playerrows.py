@@ -252,20 +252,25 @@ def schema(postgres: bool) -> list[str]:
 HIGH_SCORE_KEYS = ("player", "score", "rank", "room", "at", "player_id")
 
 
+def _where(select: str, **equal: Any) -> tuple[str, tuple[Any, ...]]:
+    """``select`` with a ``WHERE`` clause for each column of ``equal`` whose value is not
+    ``None`` (``column = ?``, joined by ``AND``), and the values in that order."""
+    given = {column: value for column, value in equal.items() if value is not None}
+    if not given:
+        return select, ()
+    clause = " AND ".join(f"{column} = ?" for column in given)
+    return f"{select} WHERE {clause}", tuple(given.values())
+
+
 def high_scores_query(
     player: str | None, player_id: str | None, limit: int
 ) -> tuple[str, tuple[Any, ...]]:
     """The best Flash 8 solo scores (fewest cards left first) of a name, a user id, or all."""
-    sql = f"SELECT {', '.join(HIGH_SCORE_KEYS)} FROM high_scores"
-    where, params = [], []
-    if player is not None:
-        where.append("player = ?")
-        params.append(player)
-    if player_id is not None:
-        where.append("player_id = ?")
-        params.append(player_id)
-    if where:
-        sql += " WHERE " + " AND ".join(where)
+    sql, params = _where(
+        f"SELECT {', '.join(HIGH_SCORE_KEYS)} FROM high_scores",
+        player=player,
+        player_id=player_id,
+    )
     return sql + " ORDER BY score, at LIMIT ?", (*params, limit)
 
 
@@ -273,15 +278,13 @@ def ratings_query(
     game: str | None, pool: str | None, player: str | None
 ) -> tuple[str, tuple[Any, ...]]:
     """Ratings of a game, pool or player (any of them), best first (by the shown rating)."""
-    sql = "SELECT player, game, pool, name, mu, sigma, games, updated FROM ratings"
-    where, params = [], []
-    for column, value in (("game", game), ("pool", pool), ("player", player)):
-        if value is not None:
-            where.append(f"{column} = ?")
-            params.append(value)
-    if where:
-        sql += " WHERE " + " AND ".join(where)
-    return sql + " ORDER BY mu - 3 * sigma DESC, games DESC, player", tuple(params)
+    sql, params = _where(
+        "SELECT player, game, pool, name, mu, sigma, games, updated FROM ratings",
+        game=game,
+        pool=pool,
+        player=player,
+    )
+    return sql + " ORDER BY mu - 3 * sigma DESC, games DESC, player", params
 
 
 def results_query(
@@ -289,19 +292,9 @@ def results_query(
 ) -> tuple[str, tuple[Any, ...]]:
     """Results of one player or everyone (rated games only, with ``rated``), oldest first
     for everyone (the order ratings are recomputed in) and newest first for one player."""
-    sql = f"SELECT {RESULT_SELECT} FROM results"
-    where, params = [], []
-    if player is not None:
-        where.append("player = ?")
-        params.append(player)
-    if rated is not None:
-        where.append("rated = ?")
-        params.append(rated)
-    if where:
-        sql += " WHERE " + " AND ".join(where)
+    sql, params = _where(f"SELECT {RESULT_SELECT} FROM results", player=player, rated=rated)
     order = "finished DESC, room, seat" if player is not None else "finished, room, seat"
     sql += f" ORDER BY {order}"
     if limit is not None:
-        sql += " LIMIT ?"
-        params.append(limit)
-    return sql, tuple(params)
+        return sql + " LIMIT ?", (*params, limit)
+    return sql, params
