@@ -12,13 +12,20 @@
 An engine that does not answer fails the test that asks for it (never a skip: CI must not pass
 without them); ``make services`` starts both (``scripts/services.py``).
 
+An asyncio test still running 20 s before pytest-timeout's limit prints the stack of every task
+of its loop (to the captured standard error, shown with the failure): the timeout itself shows
+only the threads, which for a hung await is the event loop's idle ``select``.
+
 Hypothesis runs without its per-example deadline everywhere: an example's time on a loaded
 2-core machine says nothing about the code, and a test must not fail on it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import asyncio
+import inspect
+import sys
+from collections.abc import AsyncIterator, Iterator
 
 import pytest
 from hypothesis import settings
@@ -36,6 +43,43 @@ from tests.services import (
 
 settings.register_profile("lumin", deadline=None)
 settings.load_profile("lumin")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if inspect.iscoroutinefunction(getattr(item, "function", None)):
+            item.fixturenames.append("_task_stacks_before_timeout")  # type: ignore[attr-defined]
+
+
+@pytest.fixture
+async def _task_stacks_before_timeout(request: pytest.FixtureRequest) -> AsyncIterator[None]:
+    marker = request.node.get_closest_marker("timeout")
+    limit = float(marker.args[0] if marker and marker.args else request.config.getini("timeout"))
+    if limit <= 0:
+        yield
+        return
+    handle = asyncio.get_running_loop().call_later(
+        max(limit - 20.0, limit / 2), _print_task_stacks, request.node.nodeid
+    )
+    yield
+    handle.cancel()
+
+
+def _print_task_stacks(test: str) -> None:
+    """Print every task of the running loop with the whole chain of awaits it is suspended in
+    (a test about to time out)."""
+    lines = [f"{test} is about to time out; its tasks:"]
+    for task in asyncio.all_tasks():
+        lines.append(f"- {task!r}")
+        awaited: object = task.get_coro()
+        while awaited is not None:
+            frame = getattr(awaited, "cr_frame", None) or getattr(awaited, "gi_frame", None)
+            if frame is not None:
+                lines.append(
+                    f"    {frame.f_code.co_filename}:{frame.f_lineno} in {frame.f_code.co_name}"
+                )
+            awaited = getattr(awaited, "cr_await", None) or getattr(awaited, "gi_yieldfrom", None)
+    print("\n".join(lines), file=sys.stderr)
 
 
 @pytest.fixture(scope="session")
