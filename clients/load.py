@@ -563,7 +563,9 @@ def _run_cluster(
             "redis": functools.partial(_cpu_of, "redis-server"),
         }
         urls = [f"ws://127.0.0.1:{port}/ws" for port in ports]
+        before = [_store_counts(port) for port in ports]
         result = uvloop.run(_drive("lumin", urls, rooms, seconds, probes))
+        after = [_store_counts(port) for port in ports]
     finally:
         for process in processes:
             process.terminate()  # each node drains
@@ -575,7 +577,28 @@ def _run_cluster(
                 process.wait(10)
                 raise RuntimeError(f"node {process.args} did not stop within 60 s") from None
         _forget_prefix(redis_url, prefix)
-    return _summary(result)
+    summary = _summary(result)
+    batches, appends = (
+        sum(a[i] - b[i] for a, b in zip(after, before, strict=True)) for i in (0, 1)
+    )
+    summary["store_batches"] = batches
+    # How many appends (one per room batch) each PostgreSQL transaction carried, and how many
+    # commands each append: the commit's fixed cost is shared by their product.
+    summary["appends_per_batch"] = appends / batches if batches else None
+    summary["commands_per_append"] = result["commands"] / appends if appends else None
+    return summary
+
+
+def _store_counts(port: int) -> tuple[float, float]:
+    """A node's store batches and appends committed so far, from its ``/metrics``."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as answer:
+        text = answer.read().decode()
+    counts = {"lumin_store_commit_seconds_count": 0.0, "lumin_store_append_seconds_count": 0.0}
+    for line in text.splitlines():
+        name, _, value = line.partition(" ")
+        if name in counts:
+            counts[name] = float(value)
+    return counts["lumin_store_commit_seconds_count"], counts["lumin_store_append_seconds_count"]
 
 
 def _wait_for_each_other(ports: list[int]) -> None:
