@@ -353,7 +353,11 @@ class LuminClient:
         await self.close()
 
     async def close(self) -> None:
-        """Close the connection and stop reconnecting; later calls raise ``closed``."""
+        """Close the connection and stop reconnecting; later calls raise ``closed``.
+
+        A reconnect under way is cancelled; Python 3.11's ``asyncio.wait_for`` can lose that
+        cancel when what it waits for completes at the same moment, so the reader also looks
+        at ``_closing`` once a reconnect is done, and closes the connection it made."""
         self._closing = True
         if self.socket is not None:
             await self.socket.close()
@@ -431,6 +435,10 @@ class LuminClient:
                     )
                 )
                 await self._reconnect()
+                if self._closing:  # closed while reconnecting, its cancel lost (see close)
+                    assert self.socket is not None
+                    await self.socket.close()
+                    return
         except ServerError as error:
             self.failure = error
         except Exception as error:  # a bug: surface it to every caller instead of hanging them

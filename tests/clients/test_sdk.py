@@ -157,6 +157,8 @@ class Scripted:
     silent: bool = False
     #: Answer this many requests ``try_again`` first, then ``ok`` (instead of dropping).
     busy: int | None = None
+    #: When set, a connection after the first is welcomed only once this event is set.
+    hold: asyncio.Event | None = None
     received: list[list[Message]] = attrs.Factory(list)
 
     async def handle(self, socket: ServerSocket) -> None:
@@ -171,6 +173,8 @@ class Scripted:
                     continue
                 seen.append(event)
                 if isinstance(event, Hello):
+                    if self.hold is not None and len(self.received) > 1:
+                        await self.hold.wait()
                     self.welcome(conn, event)
                 elif self.busy is not None and not isinstance(event, Resume):
                     ref = getattr(event, "id", None)
@@ -268,6 +272,37 @@ async def test_a_request_in_flight_when_the_connection_drops_fails_then_the_clie
         assert (resume.room, resume.seq, resume.epoch) == ("r1", 7, "e1")
     finally:
         await client.close()
+
+
+async def test_close_during_a_reconnect_ends_even_when_the_reconnect_ignores_its_cancel(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Python 3.11's ``asyncio.wait_for`` loses a cancellation that arrives as what it waits
+    for completes, so a reconnect cancelled by :meth:`close` can finish anyway: the client
+    must still end, and close the connection it made, instead of reading from it for ever."""
+    opened = LuminClient._open
+
+    async def stubborn(self: LuminClient, token: str | None) -> None:
+        opening = asyncio.ensure_future(opened(self, token))
+        while True:
+            try:
+                return await asyncio.shield(opening)
+            except asyncio.CancelledError:
+                if opening.done():
+                    return opening.result()
+
+    monkeypatch.setattr(LuminClient, "_open", stubborn)
+    script = Scripted(hold=asyncio.Event())
+    async with scripted_server(script) as url:
+        client = await LuminClient.connect(url, "Ada", give_up=10)
+        with pytest.raises(ConnectionLost):
+            await asyncio.wait_for(client.ping(), 5)  # the server drops it: a reconnect
+        await until(lambda: len(script.received) == 2 and bool(script.received[1]))
+        closing = asyncio.ensure_future(client.close())
+        await asyncio.sleep(0.05)  # close() is waiting for the reconnect it cancelled
+        script.hold.set()  # which completes now: the welcome comes
+        await asyncio.wait_for(closing, 5)
+        assert client.socket is not None and client.socket.state.name == "CLOSED"
 
 
 @pytest.fixture
