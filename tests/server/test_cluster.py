@@ -488,11 +488,11 @@ async def test_a_command_in_flight_when_a_node_drains_is_answered(nodes) -> None
     command = to_wire(expand_legal(get_game("flip_over_frog"), ada.legal(room))[0])
     acting = asyncio.ensure_future(ada.act(room, command))
     await asyncio.sleep(0.05)  # the room's task waits for the commit
-    await a.stop()  # SIGTERM
+    await stopped(a, 30)  # SIGTERM
     answer = await asyncio.wait_for(acting, 8)
     assert answer.TYPE == "accepted" and answer.seq == seq + 1, "committed, so acknowledged"
     assert [r.seq for r in await b.store.get_records(room)][-1] >= seq + 1
-    await ada.close()
+    await asyncio.wait_for(ada.close(), 15)  # it may be reconnecting to node B just now
 
 
 async def test_a_draining_node_stays_out_of_the_registry(redis_url, redis_prefix) -> None:
