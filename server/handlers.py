@@ -342,7 +342,7 @@ async def on_sign_in(session: Session, request: SignIn) -> None:
     if ban is not None:  # a banned account signs in nowhere; its new session is taken back
         await session.hub.accounts.revoke(account.identity, session_id(digest(token)), None)
         raise Refused(ErrorCode.BANNED, banned_sentence(ban))
-    session.hub.quickplay.cancel(session)  # a guest's place in a queue is not the account's
+    session.hub.quickplay.left(session)  # a guest's place in a queue is not the account's
     for room in list(session.rooms.values()):  # the guest's rooms are not the account's
         room.detach(session)
     session.rooms.clear()
@@ -403,7 +403,8 @@ async def on_play_now(session: Session, request: PlayNow) -> None:
 
 async def on_cancel_play_now(session: Session, request: CancelPlayNow) -> None:
     _v5(session, request)
-    session.hub.quickplay.cancel(session)
+    # Too late once the room is being made: then the seat is the player's, and matched follows.
+    await session.hub.quickplay.cancel(session)
     session.send(Ok(ref=request.id))
 
 
