@@ -42,6 +42,7 @@ from server.playerrows import AccountRow, SessionRow
 from server.store import Store
 
 __all__ = [
+    "CLAIM_BURST",
     "MAX_NAME",
     "MIN_PASSWORD",
     "Accounts",

@@ -170,6 +170,7 @@ class LuminServer:
         cluster.answering = self.admin.answer
         cluster.answerers["quick_room"] = self.hub.quickplay.make_for
         cluster.noticed = self.hub.quickplay.noticed
+        cluster.broadcasted = self.hub.cluster_said
         self.hub.cluster = cluster
         await cluster.start()
         log.info("cluster_joined", node=ownership.node, url=cluster.public_url,

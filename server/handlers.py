@@ -414,6 +414,8 @@ async def on_revoke_session(session: Session, request: RevokeSession) -> None:
     for token_hash in gone:
         for other in session.hub.signed_in.pop(token_hash, set()):
             other.signed_out()
+    if gone:  # and their connections on the other nodes of a cluster
+        await session.hub.tell_cluster("revoked", {"sessions": gone})
 
 
 async def on_play_now(session: Session, request: PlayNow) -> None:
@@ -442,8 +444,8 @@ def _for_version(session: Session, page: RoomList) -> RoomList:
 
 async def on_set_name(session: Session, request: SetName) -> None:
     """Play under a new name from now on (version 4): this connection's chat lines and the
-    identity's seats in this node's rooms not finished take it; their members get
-    ``room_update``."""
+    identity's seats in rooms not finished take it, on every node of a cluster; their
+    members get ``room_update``."""
     if (session.conn.version or 0) < NAME_VERSION:
         raise Refused(
             ErrorCode.UNKNOWN_TYPE,
@@ -464,6 +466,8 @@ async def on_set_name(session: Session, request: SetName) -> None:
     for room in list(session.hub.rooms.values()):
         room.rename(session.user, name)
     session.send(Ok(ref=request.id))
+    # The identity's seats in rooms other nodes of a cluster play take it too.
+    await session.hub.tell_cluster("renamed", {"user": session.user, "name": name})
 
 
 async def on_watch_lobby(session: Session, request: WatchLobby) -> None:

@@ -221,3 +221,34 @@ async def test_the_ratings_held_in_memory_are_bounded(monkeypatch, tmp_path: Pat
         assert held.shown("u2", GAME, "standard") == round(27.0 - 24.0, 2)
     finally:
         store.close()
+
+
+async def test_history_never_lists_a_private_rooms_id(server: LuminServer, connect) -> None:
+    """``/history`` is anyone's to read: a private room's game is left out of it (its id and
+    replay are for its players, who hold its code), a public one is listed."""
+    ada, bea = await connect("Ada"), await connect("Bea")
+    public = await play([ada, bea])
+    secret = await ada.request(
+        CreateRoom(game=GAME, seats=(SeatChoice(), SeatChoice()), sit=0, private=True)
+    )
+    assert isinstance(secret, RoomCreated) and secret.code
+    await bea.join(secret.room, 1, code=secret.code)
+    await bea.ready(secret.room)
+    await ada.start(secret.room)
+    await asyncio.wait_for(
+        asyncio.gather(
+            play_seat(ada, secret.room, random.Random(1), GAME),
+            play_seat(bea, secret.room, random.Random(2), GAME),
+        ),
+        60,
+    )
+    for _ in range(200):  # its results are being written (at most 10 s)
+        results = await server.hub.store.get_results(player=ada.user)
+        if secret.room in {r.room for r in results}:
+            break
+        await asyncio.sleep(0.05)
+    assert secret.room in {r.room for r in results}, "the private game's results are kept"
+    for user in (ada.user, bea.user):
+        page = json.dumps(await http(server, f"/history?user={user}"))
+        assert secret.room not in page
+        assert public in page
