@@ -171,6 +171,7 @@ class LuminServer:
         cluster.answerers["quick_room"] = self.hub.quickplay.make_for
         cluster.noticed = self.hub.quickplay.noticed
         cluster.broadcasted = self.hub.cluster_said
+        self.hub.ratings.cluster = cluster  # rating updates serialized across the nodes
         self.hub.cluster = cluster
         await cluster.start()
         log.info("cluster_joined", node=ownership.node, url=cluster.public_url,

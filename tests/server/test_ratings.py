@@ -23,8 +23,9 @@ from lumin.cli import main
 from protocol.codec import encode
 from protocol.messages import CreateRoom, Hello, RatingsChanged, RoomCreated, SeatChoice, WatchRoom
 from server.app import LuminServer
+from server.cluster import Cluster
 from server.config import Settings
-from server.ratings import counted_ranks
+from server.ratings import Player, Ratings, counted_ranks
 from server.store import EventStore
 from tests.server.conftest import TEST_LIMITS
 from tests.server.test_play import play_seat
@@ -252,3 +253,38 @@ async def test_history_never_lists_a_private_rooms_id(server: LuminServer, conne
         page = json.dumps(await http(server, f"/history?user={user}"))
         assert secret.room not in page
         assert public in page
+
+
+async def test_two_games_of_one_player_ending_at_once_on_two_nodes_both_count(
+    tmp_path: Path, redis_url: str, redis_prefix: str
+) -> None:
+    """Two nodes (two :class:`Ratings` on one store, each with its own cluster client) rate
+    two games of Ada that ended at the same moment; each read of the store yields to the
+    other node. The cluster's lock on the pool makes the second read what the first wrote:
+    Ada's rating counts both games."""
+    store = EventStore(tmp_path / "shared.sqlite3")
+    clusters = [Cluster(redis_url, node, "ws://x/ws", prefix=redis_prefix) for node in "ab"]
+    read = store.get_ratings
+
+    async def slow_read(*args: Any, **kwargs: Any) -> Any:
+        rows = await read(*args, **kwargs)
+        await asyncio.sleep(0.1)  # the other node's update runs meanwhile
+        return rows
+
+    store.get_ratings = slow_read  # type: ignore[method-assign]
+    try:
+        nodes = [Ratings(store) for _ in clusters]
+        for ratings, cluster in zip(nodes, clusters, strict=True):
+            ratings.cluster = cluster
+        games = [
+            ratings.record(room, GAME, "standard", True,
+                           [Player(0, "uada", "Ada"), Player(1, other, other)], [1, 2], [], 1.0)
+            for ratings, room, other in zip(nodes, ("r1", "r2"), ("ubea", "ucy"), strict=True)
+        ]  # fmt: skip
+        await asyncio.gather(*games)
+        (ada,) = [row for row in await read(player="uada")]
+        assert ada.games == 2, "neither game's change was lost"
+    finally:
+        store.close()
+        for cluster in clusters:
+            await cluster.stop()
