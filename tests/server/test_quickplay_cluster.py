@@ -167,3 +167,43 @@ async def test_the_room_is_made_on_the_least_loaded_node(nodes) -> None:
     assert cy.url == url(b) and cy.view(first.room) is not None
     for client in (host, cy, dee):
         await client.close()
+
+
+async def test_a_cancel_on_b_after_a_matched_it_keeps_the_seat_and_says_matched(nodes) -> None:
+    """Node A's round took Bea's ticket (queued on node B) and is making the room when Bea
+    presses Cancel on B: too late, and said so by what follows, never a silent forfeit: Bea
+    is told ``matched`` and her resume seats her connection in the room on A."""
+    a = await nodes("node-a", lease_ttl=TTL)
+    b = await nodes("node-b", lease_ttl=TTL)
+    await known_to_each_other(a, b)
+    release = asyncio.Event()
+    create = a.hub._create
+
+    def slow(*args: Any, **kwargs: Any) -> Any:
+        room, stored = create(*args, **kwargs)
+
+        async def later() -> None:
+            await stored
+            await release.wait()
+
+        return room, asyncio.ensure_future(later())
+
+    a.hub._create = slow  # type: ignore[method-assign]
+    bea = await LuminClient.connect(url(b), "Bea")
+    await bea.request(PlayNow(game="flip_over_frog", seats=2))
+    await until(lambda: bool(b.hub.quickplay.shared))
+    ada = await LuminClient.connect(url(a), "Ada")
+    await ada.request(PlayNow(game="flip_over_frog", seats=2))  # A's round takes both
+    await until(lambda: bool(a.hub.quickplay._seating))
+    await bea.request(CancelPlayNow())
+    release.set()
+    told = await matched(bea)
+    assert (await matched(ada)).room == told.room and told.room in a.hub.rooms
+    await bea.resume(told.room, 0, "")
+    assert bea.url == url(a) and bea.view(told.room) is not None
+    room = a.hub.rooms[told.room]
+    await until(lambda: any(peer.user == bea.user for peer in room.peers))
+    assert not a.hub.bots.in_grace(room, told.seat), "Bea is there: no stand-in"
+    assert not b.hub.quickplay.shared
+    await ada.close()
+    await bea.close()
