@@ -207,3 +207,19 @@ async def test_a_cancel_on_b_after_a_matched_it_keeps_the_seat_and_says_matched(
     assert not b.hub.quickplay.shared
     await ada.close()
     await bea.close()
+
+
+async def test_bots_fill_the_seats_after_the_wait_in_a_cluster(nodes) -> None:
+    """A lone player in the cluster's queue gets bots after the wait they chose (unrated),
+    and their ticket leaves the queue."""
+    a = await nodes("node-a", lease_ttl=TTL)
+    b = await nodes("node-b", lease_ttl=TTL)
+    await known_to_each_other(a, b)
+    cy = await LuminClient.connect(url(b), "Cy")
+    await cy.request(PlayNow(game="neon_hex", seats=3, bot_wait=0.5))
+    told = await matched(cy)
+    assert told.seat == 0 and not told.rated
+    room = b.hub.rooms[told.room]
+    assert [seat.kind for seat in room.seats] == ["human", "bot", "bot"]
+    assert await entries(a) == []
+    await cy.close()
