@@ -26,9 +26,10 @@ deletes tickets whose node left the registry (``node:<id>`` lapsed) or that were
 :data:`STALE` seconds (their node lost Redis). The node whose ticket was matched makes the
 room on the least-loaded node (as ``create_room`` places rooms; another node makes it when
 asked over its control channel) and tells each ticket's node over its control channel;
-every player is told ``matched``, and one connected to another node than the room's follows
-``moved`` when it enters the room. When Redis is away a node falls back to its own queue: its
-tickets not seen by Redis for :data:`STALE` seconds are matched among its own connections.
+every player is told ``matched``, and one connected to another node than the room's is then
+sent ``moved`` (without ``ref``) to the room's node, where it resumes the room. When Redis
+is away a node falls back to its own queue: its tickets not seen by Redis for :data:`STALE`
+seconds are matched among its own connections.
 
 A ``cancel_play_now`` (or a closed connection) that comes while the player's room is being
 made is too late: the player keeps the seat and is told ``matched`` (a closed connection's
@@ -524,7 +525,7 @@ class QuickPlay:
                 room: Any = await self._room(
                     ticket.game, ticket.options, people, bots, ticket.rating
                 )
-                room_id = room.id
+                room_id, url = room.id, self.cluster.public_url
             else:
                 room = None
                 reply = await self.cluster.ask(
@@ -539,19 +540,21 @@ class QuickPlay:
                     },
                     timeout=NOTICE_WAIT,
                 )
-                room_id = str(reply["room"])
+                room_id, url = str(reply["room"]), target.url
             log.info("quick_play_matched", room=room_id, game=ticket.game, humans=len(entries),
                      bots=bots, nodes=sorted({e["node"] for e in entries}))  # fmt: skip
             for n, entry in enumerate(entries):
-                notice = {"id": entry["id"], "room": room_id, "seat": n, "rated": rated}
+                notice = {
+                    "id": entry["id"], "room": room_id, "seat": n, "rated": rated, "url": url,
+                }  # fmt: skip
                 if entry["node"] != self.node:
                     await self.cluster.notify(entry["node"], "quick_matched", notice)
                 elif (held := mine.get(entry["id"])) is not None:
                     self.shared.pop(held.id, None)
                     if room is not None:
                         await self._enter(held.session, room, n, rated)
-                    else:  # played on another node: the player's resume there is sent on
-                        held.session.send(Matched(room=room_id, seat=n, rated=rated))
+                    else:
+                        _send_on(held.session, room_id, n, rated, url)
             if room is not None:
                 for session in self._gone & {t.session for t in local}:
                     session.rooms.pop(room.id, None)
@@ -606,8 +609,15 @@ class QuickPlay:
             return  # closed meanwhile: the seat waits out its grace period
         if room is not None:
             await self._enter(ticket.session, room, seat, rated)
-        else:  # the player's resume of the room is answered moved, to its node
-            ticket.session.send(Matched(room=room_id, seat=seat, rated=rated))
+        else:
+            _send_on(ticket.session, room_id, seat, rated, str(notice["url"]))
+
+
+def _send_on(session: Any, room: str, seat: int, rated: bool, url: str) -> None:
+    """Tell ``session`` its seat in ``room``, which the node at ``url`` plays, and send it
+    there (``moved``, without ``ref``): it reconnects there and resumes the room."""
+    session.send(Matched(room=room, seat=seat, rated=rated))
+    session.room_moved(room, url)
 
 
 def _tell_failed(session: Any) -> None:

@@ -1,5 +1,6 @@
 """Quick play across a cluster, on real PostgreSQL and Redis: two players connected to two
-nodes who press Play now for the same table land in one room and finish the game; a cancel
+nodes who press Play now for the same table land in one room (the one on the other node is
+sent on with ``moved``) and finish the game; the room is made on the least-loaded node; a cancel
 on one node takes its ticket out of the cluster's queue; a dead node's tickets match nobody;
 with Redis away a node still matches its own players."""
 
@@ -32,6 +33,14 @@ async def matched(client: LuminClient, seconds: float = 20.0) -> Matched:
             return message
 
 
+async def sent_on(client: LuminClient, room: str, owner: LuminServer) -> None:
+    """Follow the client, told ``matched`` for a room ``owner`` plays, to that node (it is
+    sent ``moved``), and resume the room there."""
+    await until(lambda: client.url == url(owner) and client.online, seconds=10)
+    await client.resume(room, 0, "")
+    assert client.view(room) is not None
+
+
 async def entries(server: LuminServer) -> list[dict[str, Any]]:
     """Every ticket in the cluster's quick-play queue, as Redis holds it."""
     cluster = server.hub.cluster
@@ -60,10 +69,9 @@ async def test_players_on_two_nodes_meet_in_one_room_and_finish_the_game(nodes) 
     assert room in owner.hub.rooms and room not in (b if owner is a else a).hub.rooms
     # The player on the other node enters the room like one they hold a seat in: the resume
     # is answered moved, which the client follows to the room's node.
+    # The player on the other node is sent on (moved) to the room's node and resumes there.
     mover = bea if owner is a else ada
-    assert mover.view(room) is None, "no snapshot on the node the room is not played on"
-    await mover.resume(room, 0, "")
-    assert mover.url == url(owner) and mover.view(room) is not None
+    await sent_on(mover, room, owner)
     seats = owner.hub.rooms[room].seats
     assert {seat.user for seat in seats} == {ada.user, bea.user}
     assert [seat.kind for seat in seats] == ["human", "human"]
@@ -107,10 +115,13 @@ async def test_a_dead_nodes_tickets_match_nobody(nodes) -> None:
     bea = await LuminClient.connect(url(b), "Bea")
     await bea.request(PlayNow(game="neon_hex", seats=2))
     await until(lambda: bool(b.hub.quickplay.shared))
-    # Node B dies: it matches no more, beats no more, and never takes its ticket back.
+    # Node B dies: it matches no more (its queue forgotten, its round stopped), beats no
+    # more, and never takes its ticket back from Redis.
+    b.hub.quickplay.tickets.clear()
     task = b.hub.quickplay._task
     assert task is not None
     task.cancel()
+    await asyncio.wait([task], timeout=5)
     await b.hub.cluster.stop(leave=False)
     await until(lambda: "node-b" not in a.hub.cluster.nodes, seconds=15)
     ada = await LuminClient.connect(url(a), "Ada")
@@ -163,8 +174,8 @@ async def test_the_room_is_made_on_the_least_loaded_node(nodes) -> None:
     assert len(made) == 1, "A asked B to make the room"
     assert first.room == second.room and first.room in b.hub.rooms
     await until(lambda: dee.view(first.room) is not None)  # Dee's node plays it: seated there
-    await cy.resume(first.room, 0, "")
-    assert cy.url == url(b) and cy.view(first.room) is not None
+    assert dee.url == url(b)
+    await sent_on(cy, first.room, b)
     for client in (host, cy, dee):
         await client.close()
 
@@ -172,7 +183,7 @@ async def test_the_room_is_made_on_the_least_loaded_node(nodes) -> None:
 async def test_a_cancel_on_b_after_a_matched_it_keeps_the_seat_and_says_matched(nodes) -> None:
     """Node A's round took Bea's ticket (queued on node B) and is making the room when Bea
     presses Cancel on B: too late, and said so by what follows, never a silent forfeit: Bea
-    is told ``matched`` and her resume seats her connection in the room on A."""
+    is told ``matched``, sent on to A and seated there when she resumes the room."""
     a = await nodes("node-a", lease_ttl=TTL)
     b = await nodes("node-b", lease_ttl=TTL)
     await known_to_each_other(a, b)
@@ -199,8 +210,7 @@ async def test_a_cancel_on_b_after_a_matched_it_keeps_the_seat_and_says_matched(
     release.set()
     told = await matched(bea)
     assert (await matched(ada)).room == told.room and told.room in a.hub.rooms
-    await bea.resume(told.room, 0, "")
-    assert bea.url == url(a) and bea.view(told.room) is not None
+    await sent_on(bea, told.room, a)
     room = a.hub.rooms[told.room]
     await until(lambda: any(peer.user == bea.user for peer in room.peers))
     assert not a.hub.bots.in_grace(room, told.seat), "Bea is there: no stand-in"
