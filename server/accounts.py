@@ -13,7 +13,14 @@ Names are compared folded (:func:`name_key`: Unicode NFKC, case-folded, spaces c
 (argon2-cffi's defaults), hashed and checked on a worker thread so the event loop never waits
 for them. Sign-in attempts draw on two token buckets, one per folded name and one per client
 address (:class:`server.limits.Buckets`): a name's owner cannot be locked out for long, and
-one address cannot try many names.
+one address cannot try many names. Claims draw on a bucket per client address too (each
+costs a password hash, and a flood of them would take names wholesale).
+
+An outside provider's person (:mod:`server.jwtidentity`) gets one session per identity token:
+its secret is derived from the token, so every hello with the same token is the same session
+(no new row each time), and the session ends with the token's ``exp``: the row's ``client``
+says ``jwt until <exp>``, a hello with the session's token after that is refused (the row is
+deleted), and each new identity-token hello deletes the person's sessions whose token expired.
 """
 
 from __future__ import annotations
@@ -35,6 +42,7 @@ from server.playerrows import AccountRow, SessionRow
 from server.store import Store
 
 __all__ = [
+    "CLAIM_BURST",
     "MAX_NAME",
     "MIN_PASSWORD",
     "Accounts",
@@ -54,6 +62,10 @@ MAX_PASSWORD = 256
 NAME_BURST, NAME_EVERY = 5, 12.0
 #: Sign-in attempts per client address: a burst, then one per this many seconds.
 ADDRESS_BURST, ADDRESS_EVERY = 20, 3.0
+#: Claims of a name per client address: a burst, then one per this many seconds.
+CLAIM_BURST, CLAIM_EVERY = 5, 30.0
+#: How a session made by an identity token names its client (and the token's expiry).
+JWT_CLIENT = "jwt until "
 
 
 def digest(token: str) -> str:
@@ -78,6 +90,16 @@ def name_key(name: str) -> str:
     folded = unicodedata.normalize("NFKC", name).casefold()
     shown = "".join(c for c in folded if not unicodedata.category(c).startswith("C"))
     return re.sub(r"\s+", " ", shown).strip()
+
+
+def _expires(session: SessionRow) -> float:
+    """When ``session`` ends: an identity token's at the token's ``exp``, others never."""
+    if session.client.startswith(JWT_CLIENT):
+        try:
+            return float(session.client.removeprefix(JWT_CLIENT))
+        except ValueError:
+            return 0.0
+    return float("inf")
 
 
 def _check_name(name: str) -> str:
@@ -121,6 +143,7 @@ class Accounts:
         self.hasher = argon2.PasswordHasher()
         self.by_name = Buckets(1 / NAME_EVERY, NAME_BURST)
         self.by_address = Buckets(1 / ADDRESS_EVERY, ADDRESS_BURST)
+        self.claims = Buckets(1 / CLAIM_EVERY, CLAIM_BURST)
         #: A password's hash to check against when the name is unknown, so a sign-in takes as
         #: long whether or not the name exists.
         self._decoy = self.hasher.hash(secrets.token_hex(8))
@@ -132,13 +155,26 @@ class Accounts:
         if session is None:
             return None
         now = time.time()
+        if _expires(session) < now:  # an identity token's session, past the token's exp
+            self.store.delete_sessions(session.identity, [token_hash])
+            return None
         self.store.touch_session(token_hash, now)
         self.store.touch_identity(session.identity, now)
         return session.identity
 
-    async def claim(self, identity: str, token: str, name: str, password: str) -> AccountRow:
+    async def claim(
+        self, identity: str, token: str, name: str, password: str, address: str = ""
+    ) -> AccountRow:
         """Make ``identity`` (whose token is ``token``) the account of ``name``; ``name_taken``
-        when the name, folded, is claimed, ``bad_field`` when the identity has an account."""
+        when the name, folded, is claimed, ``bad_field`` when the identity has an account,
+        ``rate_limited`` past the claims allowed from ``address``."""
+        now = time.monotonic()
+        if not self.claims.take(address, now):
+            raise Refused(
+                ErrorCode.RATE_LIMITED,
+                f"Too many attempts to claim a name from {address}; try again in"
+                f" {self.claims.wait(address, now):.0f} s.",
+            )
         name = _check_name(name)
         _check_password(password)
         if await self.store.get_account_of(identity) is not None:
@@ -193,11 +229,19 @@ class Accounts:
         await self.store.save_session(SessionRow(digest(token), account.identity, at, at, client))
         return account, token
 
-    async def new_session(self, identity: str, client: str) -> str:
-        """A new session token for ``identity`` (an outside provider's person)."""
-        token = secrets.token_urlsafe(24)
-        at = time.time()
-        await self.store.save_session(SessionRow(digest(token), identity, at, at, client))
+    async def token_session(self, identity: str, jwt: str, expires: float) -> str:
+        """The session token of an outside provider's person (``identity``) for the identity
+        token ``jwt``, which expires at ``expires``: the same for every hello with that token
+        (made at the first), ending with it; the person's sessions of expired tokens go."""
+        token = "j" + hashlib.sha256(b"lumin session\0" + jwt.encode()).hexdigest()
+        hashed, at = digest(token), time.time()
+        rows = await self.store.get_sessions(identity)
+        stale = [row.token_hash for row in rows if _expires(row) < at]
+        if stale:
+            await self.store.delete_sessions(identity, stale)
+        if not any(row.token_hash == hashed for row in rows):
+            client = f"{JWT_CLIENT}{expires:.0f}"
+            await self.store.save_session(SessionRow(hashed, identity, at, at, client))
         return token
 
     async def sessions(self, identity: str) -> list[SessionRow]:

@@ -168,6 +168,10 @@ class LuminServer:
         cluster.controlled = self.hub.relays.control
         cluster.beaten = self.hub.relays.check
         cluster.answering = self.admin.answer
+        cluster.answerers["quick_room"] = self.hub.quickplay.make_for
+        cluster.noticed = self.hub.quickplay.noticed
+        cluster.broadcasted = self.hub.cluster_said
+        self.hub.ratings.cluster = cluster  # rating updates serialized across the nodes
         self.hub.cluster = cluster
         await cluster.start()
         log.info("cluster_joined", node=ownership.node, url=cluster.public_url,
@@ -244,6 +248,7 @@ class LuminServer:
             for room_id in list(ownership.epochs):
                 with contextlib.suppress(Exception):
                     await ownership.release(room_id)
+        await self.hub.quickplay.forget()  # its players leave the cluster's queue
         if self.server is not None:
             for client in list(self.clients):
                 client.going_away()

@@ -372,7 +372,7 @@ class Client:
                 if not held:
                     del self.hub.signed_in[self.session_hash]
         self.hub.lobby.discard(self)
-        self.hub.quickplay.cancel(self)
+        self.hub.quickplay.left(self)
         for room in self.rooms.values():
             room.detach(self)
         self.rooms.clear()

@@ -19,7 +19,13 @@ under the cluster's prefix (``lumin:`` by default):
   removes those of nodes that left the registry.
 - channels ``relay:<id>`` (frames of rooms other nodes play, for this node's spectators:
   :mod:`server.relay`) and ``control:<id>`` (requests of other nodes: ``watch``, ``unwatch``,
-  ``lost``, and a draining node's ``take``, answered ``taken`` or ``refused``).
+  ``lost``, and a draining node's ``take``, answered ``taken`` or ``refused``; questions
+  :meth:`Cluster.ask` sends, answered by :attr:`Cluster.answering` or, by their ``kind``,
+  one of :attr:`Cluster.answerers`; and :meth:`Cluster.notify`'s notices, for
+  :attr:`Cluster.noticed`).
+- channel ``control``: what every node must hear (:meth:`Cluster.broadcast`, for
+  :attr:`Cluster.broadcasted`): a revoked session's connections close wherever they are.
+- ``qp:<table>`` and ``qp:<table>:e``: quick play's queue (:mod:`server.quickplay`).
 
 When Redis is away the node fails open: it goes on playing its own rooms, its lobby shows what
 it last knew, and a request for a room it cannot place is answered ``try_again``.
@@ -160,6 +166,12 @@ class Cluster:
         self.beaten: Callable[[], Awaitable[None]] | None = None
         #: Answers a request another node :meth:`ask`\ s this one (the admin API's).
         self.answering: Callable[[dict[str, Any]], Awaitable[dict[str, Any]]] | None = None
+        #: Answer the requests of a ``kind`` (a key of the request) instead of ``answering``.
+        self.answerers: dict[str, Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]] = {}
+        #: Told each notice another node sends this one (:meth:`notify`): its kind and map.
+        self.noticed: Callable[[str, dict[str, Any]], Coroutine[Any, Any, None]] | None = None
+        #: Told each message any node broadcasts to the cluster (:meth:`broadcast`).
+        self.broadcasted: Callable[[str, dict[str, Any]], None] = lambda kind, message: None
         self._asked: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self._outbox: list[tuple[str, bytes]] = []
         self._announcing: asyncio.Handle | None = None
@@ -272,6 +284,7 @@ class Cluster:
                         self._channel: self._on_message,
                         self._key("relay", self.node): self._on_relay,
                         self._key("control", self.node): self._on_control,
+                        self._key("control"): self._on_broadcast,
                     }
                 )
             except (RedisError, OSError) as error:
@@ -462,7 +475,10 @@ class Cluster:
         except Exception:
             log.exception("cluster_control_unreadable")
             return
-        if kind == "ask" and request and isinstance(request[0], dict):
+        if kind == "notice" and request and isinstance(request[0], dict):
+            if self.noticed is not None:
+                self._spawn(self.noticed(str(room), request[0]))
+        elif kind == "ask" and request and isinstance(request[0], dict):
             self._spawn(self._answer(str(room), str(node), request[0]))
         elif kind == "answer" and request and isinstance(request[0], dict):
             waiting = self._asked.get(str(room))
@@ -492,10 +508,11 @@ class Cluster:
             self._asked.pop(ident, None)
 
     async def _answer(self, ident: str, node: str, request: dict[str, Any]) -> None:
-        if self.answering is None:
+        answering = self.answerers.get(str(request.get("kind")), self.answering)
+        if answering is None:
             return
         try:
-            reply = await self.answering(request)
+            reply = await answering(request)
         except Exception:
             log.exception("cluster_request_failed", request=request)
             reply = {"status": 500, "body": {"error": "internal", "message": "The node failed."}}
@@ -503,6 +520,29 @@ class Cluster:
             await self.redis.publish(
                 self._key("control", node), msgpack.packb(["answer", ident, self.node, reply])
             )
+
+    async def notify(self, node: str, kind: str, notice: Mapping[str, Any]) -> None:
+        """Tell ``node`` (its :attr:`noticed`) ``notice``, a map msgpack can carry, of
+        ``kind``; :class:`RedisError` when Redis does not take it."""
+        await self.redis.publish(
+            self._key("control", node), msgpack.packb(["notice", kind, self.node, dict(notice)])
+        )
+
+    async def broadcast(self, kind: str, message: Mapping[str, Any]) -> None:
+        """Tell every node (this one too: its :attr:`broadcasted`) ``message`` of ``kind``;
+        :class:`RedisError` when Redis does not take it."""
+        await self.redis.publish(
+            self._key("control"), msgpack.packb([kind, self.node, dict(message)])
+        )
+
+    def _on_broadcast(self, message: Mapping[str, Any]) -> None:
+        try:
+            kind, _node, body = msgpack.unpackb(message["data"])
+        except Exception:
+            log.exception("cluster_broadcast_unreadable")
+            return
+        if isinstance(body, dict):
+            self.broadcasted(str(kind), body)
 
     def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
         task = asyncio.ensure_future(work)

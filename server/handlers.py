@@ -80,7 +80,7 @@ from server.config import Settings
 from server.errors import Moved as RoomElsewhere
 from server.errors import Refused
 from server.hub import Hub
-from server.jwtidentity import BadIdentityToken
+from server.jwtidentity import BadIdentityToken, ProviderAway
 from server.ratings import without_ratings
 from server.replay import Replay
 from server.room import Peer, Room
@@ -205,7 +205,7 @@ def failed(session: Session, ref: int | None) -> None:
 async def on_hello(session: Session, hello: Hello) -> None:
     ban = session.hub.bans.of_address(session.address)  # before any identity is made for it
     user, token, known = "", "", False
-    name = hello.name
+    name = _hello_name(hello.name)
     if ban is None:
         if hello.jwt is not None:
             outside = await _outside_identity(session, hello)
@@ -213,9 +213,9 @@ async def on_hello(session: Session, hello: Hello) -> None:
                 return
             who = outside
         else:
-            who = await session.hub.who(hello.name, hello.token)
+            who = await session.hub.who(name, hello.token)
         user, token, known = who.user, who.token, who.known
-        name = who.name or await _guest_name(session, hello.name, who.identity)
+        name = who.name or await _guest_name(session, name, who.identity)
         session.identity, session.session_hash = who.identity, who.session
         if who.session is not None:
             session.hub.signed_in.setdefault(who.session, set()).add(session)
@@ -259,6 +259,13 @@ async def on_hello(session: Session, hello: Hello) -> None:
     )
 
 
+def _hello_name(name: str) -> str:
+    """The guest name a ``hello`` says, as played: trimmed and cut to :data:`MAX_SET_NAME`
+    characters (the ``welcome`` says the name in force)."""
+    trimmed = name.strip()
+    return trimmed[:MAX_SET_NAME].rstrip() if trimmed else name
+
+
 async def _guest_name(session: Session, name: str, identity: str) -> str:
     """The name a guest plays under: the one said, unless an account claimed it (then marked
     as a guest's, so a claimed name is only ever its owner's)."""
@@ -269,11 +276,15 @@ async def _guest_name(session: Session, name: str, identity: str) -> str:
 
 
 async def _outside_identity(session: Session, hello: Hello) -> Identity | None:
-    """The person an outside provider's token in ``hello`` names, with a new session token;
-    ``None`` once the hello is refused (``bad_credentials``, fatal: the client asked to be
-    someone the server cannot verify)."""
+    """The person an outside provider's token in ``hello`` names, with the token's session
+    (:meth:`server.accounts.Accounts.token_session`); ``None`` once the hello is refused, fatal:
+    ``bad_credentials`` (the client asked to be someone the server cannot verify), ``banned``
+    (checked before any session is made) or ``try_again`` (the provider's keys could not be
+    fetched)."""
     tokens = session.hub.identity_tokens
     refusal = None
+    code = ErrorCode.BAD_CREDENTIALS
+    claims: dict[str, Any] = {}
     if (session.conn.version or 0) < ACCOUNTS_VERSION:
         refusal = "Identity tokens (jwt) need protocol version 5."
     elif tokens is None:
@@ -283,16 +294,26 @@ async def _outside_identity(session: Session, hello: Hello) -> Identity | None:
             claims = await tokens.verify(hello.jwt or "")
         except BadIdentityToken as error:
             refusal = f"Identity token refused: {error}."
+        except ProviderAway as error:
+            code = ErrorCode.TRY_AGAIN
+            refusal = f"Identity token not checked: {error}; try again shortly."
+    if refusal is None and tokens is not None:
+        identity = tokens.identity(claims)
+        ban = session.hub.bans.of_user(user_id(identity))
+        if ban is not None:  # before any session is made for the person
+            code, refusal = ErrorCode.BANNED, banned_sentence(ban)
     if refusal is not None or tokens is None:
-        session.hub.metrics.protocol_errors.labels(ErrorCode.BAD_CREDENTIALS.value).inc()
-        code = ErrorCode.BAD_CREDENTIALS.value
-        session.send(Error(ref=hello.id, code=code, message=str(refusal), fatal=True))
+        session.hub.metrics.protocol_errors.labels(code.value).inc()
+        session.send(Error(ref=hello.id, code=code.value, message=str(refusal), fatal=True))
         session.banish("", bye=False)
         return None
-    identity = tokens.identity(claims)
-    name = str(claims.get("name") or claims.get("preferred_username") or hello.name)[:MAX_NAME]
+    said = str(claims.get("name") or claims.get("preferred_username") or hello.name)
+    # The provider's name is a guest's as far as local accounts go: a claimed one is marked.
+    name = await _guest_name(session, _hello_name(said)[:MAX_NAME].rstrip(), identity)
     await session.hub.store.claim_identity(identity, name, time.time())
-    token = await session.hub.accounts.new_session(identity, hello.client or "jwt")
+    token = await session.hub.accounts.token_session(
+        identity, hello.jwt or "", float(claims["exp"])
+    )
     return Identity(identity, token, True, name, digest(token))
 
 
@@ -323,7 +344,7 @@ async def on_claim_name(session: Session, request: ClaimName) -> None:
     if session.session_hash is not None:
         raise Refused(ErrorCode.BAD_FIELD, "This connection is signed in to an account already.")
     account = await session.hub.accounts.claim(
-        session.identity, session.token, request.name, request.password
+        session.identity, session.token, request.name, request.password, session.address
     )
     session.name = account.name
     session.session_hash = digest(session.token)
@@ -342,7 +363,7 @@ async def on_sign_in(session: Session, request: SignIn) -> None:
     if ban is not None:  # a banned account signs in nowhere; its new session is taken back
         await session.hub.accounts.revoke(account.identity, session_id(digest(token)), None)
         raise Refused(ErrorCode.BANNED, banned_sentence(ban))
-    session.hub.quickplay.cancel(session)  # a guest's place in a queue is not the account's
+    session.hub.quickplay.left(session)  # a guest's place in a queue is not the account's
     for room in list(session.rooms.values()):  # the guest's rooms are not the account's
         room.detach(session)
     session.rooms.clear()
@@ -393,6 +414,8 @@ async def on_revoke_session(session: Session, request: RevokeSession) -> None:
     for token_hash in gone:
         for other in session.hub.signed_in.pop(token_hash, set()):
             other.signed_out()
+    if gone:  # and their connections on the other nodes of a cluster
+        await session.hub.tell_cluster("revoked", {"sessions": gone})
 
 
 async def on_play_now(session: Session, request: PlayNow) -> None:
@@ -403,7 +426,8 @@ async def on_play_now(session: Session, request: PlayNow) -> None:
 
 async def on_cancel_play_now(session: Session, request: CancelPlayNow) -> None:
     _v5(session, request)
-    session.hub.quickplay.cancel(session)
+    # Too late once the room is being made: then the seat is the player's, and matched follows.
+    await session.hub.quickplay.cancel(session)
     session.send(Ok(ref=request.id))
 
 
@@ -420,8 +444,8 @@ def _for_version(session: Session, page: RoomList) -> RoomList:
 
 async def on_set_name(session: Session, request: SetName) -> None:
     """Play under a new name from now on (version 4): this connection's chat lines and the
-    identity's seats in this node's rooms not finished take it; their members get
-    ``room_update``."""
+    identity's seats in rooms not finished take it, on every node of a cluster; their
+    members get ``room_update``."""
     if (session.conn.version or 0) < NAME_VERSION:
         raise Refused(
             ErrorCode.UNKNOWN_TYPE,
@@ -442,6 +466,8 @@ async def on_set_name(session: Session, request: SetName) -> None:
     for room in list(session.hub.rooms.values()):
         room.rename(session.user, name)
     session.send(Ok(ref=request.id))
+    # The identity's seats in rooms other nodes of a cluster play take it too.
+    await session.hub.tell_cluster("renamed", {"user": session.user, "name": name})
 
 
 async def on_watch_lobby(session: Session, request: WatchLobby) -> None:

@@ -18,6 +18,7 @@ from collections.abc import Coroutine
 from typing import Any
 
 import structlog
+from redis.exceptions import RedisError
 
 from engine.core import (
     Game,
@@ -174,6 +175,30 @@ class Hub:
         if self.ownership is not None:  # a shared store: every node must know the token it sees
             await saved
         return "u" + digest[:16], token, False
+
+    def cluster_said(self, kind: str, message: dict[str, Any]) -> None:
+        """What a node of the cluster broadcast (this one's own included): ``revoked``
+        sessions close their connections here too, a ``renamed`` person's seats here take the
+        new name."""
+        if kind == "revoked":
+            for token_hash in message.get("sessions", ()):
+                for connection in self.signed_in.pop(str(token_hash), set()):
+                    connection.signed_out()
+        elif kind == "renamed":
+            user, name = message.get("user"), message.get("name")
+            if isinstance(user, str) and isinstance(name, str):
+                for room in list(self.rooms.values()):
+                    room.rename(user, name)
+
+    async def tell_cluster(self, kind: str, message: dict[str, Any]) -> None:
+        """Broadcast ``message`` to every node's :meth:`cluster_said` (nothing alone, or
+        while Redis is away: then only this node acted on it)."""
+        if self.cluster is None:
+            return
+        try:
+            await self.cluster.broadcast(kind, message)
+        except (RedisError, OSError) as error:
+            log.warning("cluster_broadcast_not_sent", kind=kind, error=repr(error))
 
     async def reload_bans(self) -> None:
         """Hold the store's bans from now on (start, after every ban, each sweep)."""

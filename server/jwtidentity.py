@@ -1,7 +1,10 @@
 """Identities an operator's outside provider vouches for: a signed JWT in ``hello``.
 
 The server verifies the token with PyJWT against a configured public key (PEM) or the
-provider's JWKS URL (keys fetched on a worker thread and cached by PyJWT's ``PyJWKClient``),
+provider's JWKS URL (keys fetched on a worker thread by PyJWT's ``PyJWKClient``, within
+:data:`FETCH_TIMEOUT` seconds; the key set is cached for :data:`KEYS_LIFESPAN` seconds and
+fetched again when a token names a key it does not hold, at most once per ``refetch_after``
+seconds, so a provider's new key is taken up and a removed one refused),
 accepting only the configured asymmetric algorithms (never ``none``, never an HMAC, so a
 public key can never be used as a shared secret). It requires ``exp`` and ``sub``, and checks
 ``iss`` and ``aud`` when configured. The person is ``(iss, sub)``: their identity's token hash
@@ -18,15 +21,29 @@ from typing import Any
 
 import jwt
 
-__all__ = ["DEFAULT_ALGORITHMS", "BadIdentityToken", "IdentityTokens"]
+__all__ = [
+    "DEFAULT_ALGORITHMS",
+    "FETCH_TIMEOUT",
+    "BadIdentityToken",
+    "IdentityTokens",
+    "ProviderAway",
+]
 
 #: The algorithms accepted unless the operator names others (asymmetric signatures only).
 DEFAULT_ALGORITHMS = ("RS256", "ES256", "EdDSA")
 _REFUSED = {"none", "HS256", "HS384", "HS512"}
+#: Seconds the provider's JWKS URL may take to answer.
+FETCH_TIMEOUT = 5.0
+#: Seconds the provider's key set is used before it is fetched again.
+KEYS_LIFESPAN = 300.0
 
 
 class BadIdentityToken(Exception):
     """A JWT that fails verification; the message says why, in a sentence."""
+
+
+class ProviderAway(Exception):
+    """The provider's JWKS URL did not answer (in time); the message says so, in a sentence."""
 
 
 class IdentityTokens:
@@ -41,6 +58,7 @@ class IdentityTokens:
         audience: str | None = None,
         algorithms: tuple[str, ...] = DEFAULT_ALGORITHMS,
         leeway: float = 30.0,
+        refetch_after: float = 30.0,
     ) -> None:
         if (key is None) == (jwks is None):
             raise ValueError("an identity provider is configured with a key or a JWKS URL")
@@ -49,7 +67,19 @@ class IdentityTokens:
         if key is not None and not key.lstrip().startswith("-----BEGIN"):
             key = Path(key).read_text()
         self.key = key
-        self.jwks = jwt.PyJWKClient(jwks, cache_keys=True) if jwks is not None else None
+        # No per-key cache: a key the provider removed must go with the set it left.
+        self.jwks = (
+            jwt.PyJWKClient(
+                jwks,
+                cache_keys=False,
+                lifespan=KEYS_LIFESPAN,
+                timeout=FETCH_TIMEOUT,
+                cooldown_duration=refetch_after,
+            )
+            if jwks is not None
+            else None
+        )
+        self.jwks_url = jwks
         self.issuer = issuer
         self.audience = audience
         self.algorithms = list(algorithms)
@@ -57,7 +87,8 @@ class IdentityTokens:
 
     async def verify(self, token: str) -> dict[str, Any]:
         """The token's claims, once its signature, algorithm, expiry, issuer and audience are
-        checked; :class:`BadIdentityToken` saying why otherwise."""
+        checked; :class:`BadIdentityToken` saying why otherwise, :class:`ProviderAway` when
+        the provider's keys cannot be fetched."""
         try:
             header = jwt.get_unverified_header(token)
             if header.get("alg") not in self.algorithms:
@@ -67,7 +98,18 @@ class IdentityTokens:
                 )
             key: Any = self.key
             if self.jwks is not None:
-                signing = await asyncio.to_thread(self.jwks.get_signing_key_from_jwt, token)
+                try:
+                    signing = await asyncio.to_thread(self.jwks.get_signing_key_from_jwt, token)
+                except jwt.PyJWKClientConnectionError as error:
+                    raise ProviderAway(
+                        f"the identity provider's keys could not be fetched from"
+                        f" {self.jwks_url} within {FETCH_TIMEOUT:g} s ({error})"
+                    ) from None
+                except jwt.PyJWKClientError as error:
+                    raise BadIdentityToken(
+                        f"the identity token is signed with a key the provider does not"
+                        f" publish ({error})"
+                    ) from None
                 key = signing.key
             required = ["exp", "sub"] + ["iss"] * bool(self.issuer) + ["aud"] * bool(self.audience)
             claims: dict[str, Any] = jwt.decode(

@@ -97,7 +97,9 @@ async def ratings(store: Store, query: Mapping[str, str], games: int) -> Answer:
 
 async def history(store: Store, query: Mapping[str, str], games: int) -> Answer:
     """``/history?user=U[&limit=N]``: the player's recent finished games, newest first, with
-    how each ended for them and a link to its log (the replay)."""
+    how each ended for them and a link to its log (the replay). Private rooms' games are left
+    out: anyone may ask for anyone's history, and a private room's id is for its players
+    (with its code), not for whoever reads the page."""
     user = query.get("user")
     if not user:
         return _bad("user names the player (their public user id)")
@@ -105,6 +107,12 @@ async def history(store: Store, query: Mapping[str, str], games: int) -> Answer:
     if limit is None:
         return _bad(f"limit is a whole number from 1 to {MAX_LIMIT}")
     rows = await store.get_results(player=user, limit=limit)
+    private: dict[str, bool] = {}
+    for row in rows:
+        if row.room not in private:
+            room = await store.get_room(row.room)
+            private[row.room] = room is None or room.private  # a forgotten room: unsaid too
+    rows = [row for row in rows if not private[row.room]]
     return HTTPStatus.OK, {
         "user": user,
         "games": [

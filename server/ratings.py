@@ -25,11 +25,14 @@ so the server and ``lumin ratings recompute`` move ratings the same way, to the 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+import contextlib
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
 
 import attrs
+import structlog
 from openskill.models import PlackettLuce
+from redis.exceptions import LockError, RedisError
 
 from protocol.messages import RatingChange, RoomSummary
 from server.playerrows import RatingRow, ResultRow
@@ -37,6 +40,8 @@ from server.store import Store
 
 __all__ = [
     "LADDERS",
+    "LOCK_TTL",
+    "LOCK_WAIT",
     "MAX_HELD",
     "MODEL",
     "POOLS",
@@ -50,8 +55,13 @@ __all__ = [
     "without_ratings",
 ]
 
+log = structlog.get_logger("lumin.ratings")
+
 #: Ratings a server holds in memory at most (about 200 bytes each).
 MAX_HELD = 100_000
+#: Seconds a node holds a pool's rating lock at most (it expires if the node dies), and waits
+#: for it at most.
+LOCK_TTL, LOCK_WAIT = 10.0, 10.0
 
 #: The rating model (openskill's defaults: mu 25, sigma 25/3, beta 25/6, tau 25/300).
 MODEL = PlackettLuce()
@@ -167,14 +177,45 @@ class Ratings:
     """The server's ratings: the store's, with the ratings of players seen lately held in
     memory, so a room's seats show them without a read. Updates are serialized (one game's
     at a time, in the order games finished), so they compose exactly as a recompute does;
-    each reads the players' ratings from the store first. In a cluster, nodes update apart:
-    two games of one player ending on two nodes at the same moment may each start from the
-    same rating (one change then lost until a recompute)."""
+    each reads the players' ratings from the store first. In a cluster (:attr:`cluster`
+    set) they are serialized across nodes too, per pool, by a Redis lock (redis-py's, with
+    an expiry of :data:`LOCK_TTL` seconds, so a node dying while it holds it holds up that
+    pool's updates no longer than that): two games of one player ending on two nodes at once
+    each read the rating the other wrote, and no change is lost. When the lock cannot be had
+    (Redis away, or held past :data:`LOCK_WAIT` seconds) the update goes on without it,
+    logged (``rating_lock_not_held``): a change may then be lost until a recompute."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
         self.held: dict[tuple[str, str, str], RatingRow] = {}
         self._lock = asyncio.Lock()
+        #: The node's cluster (its Redis), set by the server in a cluster.
+        self.cluster: Any = None
+
+    @contextlib.asynccontextmanager
+    async def _shared(self, game: str, pool: str) -> AsyncIterator[None]:
+        """Hold the cluster's lock on the pool's ratings (nothing outside a cluster)."""
+        cluster = self.cluster
+        if cluster is None:
+            yield
+            return
+        lock = cluster.redis.lock(
+            cluster._key("ratings", game, pool), timeout=LOCK_TTL, blocking_timeout=LOCK_WAIT
+        )
+        try:
+            held = bool(await lock.acquire())
+        except (RedisError, OSError) as error:
+            log.warning("rating_lock_not_held", game=game, pool=pool, error=repr(error))
+            held = False
+        else:
+            if not held:
+                log.warning("rating_lock_not_held", game=game, pool=pool, error="busy")
+        try:
+            yield
+        finally:
+            if held:
+                with contextlib.suppress(RedisError, OSError, LockError):
+                    await lock.release()
 
     async def load(self, player: str) -> None:
         """Hold ``player``'s ratings (on hello), so seats show them. Past :data:`MAX_HELD`
@@ -213,16 +254,8 @@ class Ratings:
             before: dict[str, RatingRow] = {}
             after: dict[str, RatingRow] = {}
             if rated and pool is not None:
-                for p in players:
-                    # Read again: in a cluster another node may have moved it since.
-                    await self.load(p.user)
-                    key = (p.user, game, pool)
-                    if key in self.held:
-                        before[p.user] = self.held[key]
-                rows = rate(game, pool, players, counted, before, finished)
-                await self.store.save_ratings(rows)
-                for row in rows:
-                    self.held[(row.player, game, pool)] = after[row.player] = row
+                async with self._shared(game, pool):
+                    await self._move(game, pool, players, counted, finished, before, after)
             results = [
                 ResultRow(
                     room=room,
@@ -257,6 +290,29 @@ class Ratings:
                         )
                     )
             return changes
+
+    async def _move(
+        self,
+        game: str,
+        pool: str,
+        players: Sequence[Player],
+        counted: Sequence[int],
+        finished: float,
+        before: dict[str, RatingRow],
+        after: dict[str, RatingRow],
+    ) -> None:
+        """Read the players' ratings, move them by the game and write them (``before`` and
+        ``after`` filled in)."""
+        for p in players:
+            # Read again: in a cluster another node may have moved it since.
+            await self.load(p.user)
+            key = (p.user, game, pool)
+            if key in self.held:
+                before[p.user] = self.held[key]
+        rows = rate(game, pool, players, counted, before, finished)
+        await self.store.save_ratings(rows)
+        for row in rows:
+            self.held[(row.player, game, pool)] = after[row.player] = row
 
 
 def without_ratings(summary: RoomSummary) -> RoomSummary:

@@ -20,6 +20,8 @@ from protocol.messages import (
     SetName,
     SignIn,
 )
+from server.accounts import CLAIM_BURST
+from server.handlers import MAX_SET_NAME
 from server.store import Ban
 from tests.server.test_cluster import until
 
@@ -168,3 +170,29 @@ async def test_an_invisible_character_does_not_make_a_claimed_name_anothers(conn
     await ada.request(ClaimName(name="Ada", password="correct horse"))
     eve = await connect("Ada\u200b")
     assert eve.welcome.name.endswith("(guest)")
+
+
+async def test_claims_of_a_name_are_rate_limited_per_address(connect) -> None:
+    """Each claim costs a password hash: past a burst from one address, ``claim_name`` is
+    ``rate_limited`` (here attempts at a taken name, from one connection)."""
+    ada = await connect("Ada")
+    await ada.request(ClaimName(name="Ada", password="correct horse"))
+    eve = await connect("Eve")
+    codes = []
+    for _ in range(CLAIM_BURST):
+        with pytest.raises(ServerError) as refused:
+            await eve.request(ClaimName(name="Ada", password="correct horse"))
+        codes.append(refused.value.code)
+    assert codes == ["name_taken"] * (CLAIM_BURST - 1) + ["rate_limited"]
+    assert "claim" in refused.value.message
+
+
+async def test_a_hello_name_is_cut_to_the_set_name_limit(connect) -> None:
+    """``hello.name`` has the limit ``set_name`` has: a longer name is cut to 40 characters
+    (and trimmed), as the welcome says."""
+    long = await connect("  " + "N" * (MAX_SET_NAME + 20) + "  ")
+    assert long.welcome.name == "N" * MAX_SET_NAME
+    room = await long.create_room("flip_over_frog", seats=[human(), human()], sit=0)
+    while room not in long.room_info:
+        await long.changed(room, timeout=5)
+    assert long.room_info[room].seats[0].name == "N" * MAX_SET_NAME

@@ -21,10 +21,13 @@ import websockets
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
+from clients.sdk import LuminClient
 from protocol.codec import SERVER_FRAME_LIMITS, decode, encode
-from protocol.messages import Error, Hello, Message, Welcome
+from protocol.messages import ClaimName, Error, Hello, Message, Welcome
 from server.app import LuminServer
 from server.config import Settings
+from server.jwtidentity import FETCH_TIMEOUT, BadIdentityToken, IdentityTokens
+from server.store import Ban
 from tests.server.conftest import TEST_LIMITS
 
 ISSUER, AUDIENCE = "https://id.example.test", "lumin"
@@ -89,12 +92,59 @@ async def test_a_signed_token_is_the_providers_person_on_every_connection(server
     assert isinstance(first, Welcome) and first.name == "Grace"
     second = await hello(server, jwt=token())
     assert isinstance(second, Welcome) and second.user == first.user
-    assert second.token != first.token, "each hello with a token is a session of its own"
+    assert second.token != first.token, "each identity token is a session of its own"
     # The session token says hello on its own later, as the same person.
     later = await hello(server, token=first.token)
     assert isinstance(later, Welcome) and later.user == first.user and later.name == "Grace"
     other = await hello(server, jwt=token(sub="person-43"))
     assert isinstance(other, Welcome) and other.user != first.user
+
+
+async def test_every_hello_with_one_token_is_one_session(server) -> None:
+    """Hellos with the same identity token reuse its session (no new row each time)."""
+    said = token()
+    first, second = await hello(server, jwt=said), await hello(server, jwt=said)
+    assert isinstance(first, Welcome) and isinstance(second, Welcome)
+    assert first.token == second.token
+    identity = server.hub.identity_tokens.identity({"iss": ISSUER, "sub": "person-42"})
+    sessions = await server.hub.accounts.sessions(identity)
+    assert len(sessions) == 1 and sessions[0].client.startswith("jwt until ")
+
+
+async def test_an_identity_tokens_session_ends_with_the_token(server) -> None:
+    """The session a token made ends at the token's exp: its session token is refused after
+    it (here the token expired 5 s ago, within the verifying leeway), and the next identity
+    token's hello deletes the expired session."""
+    ending = await hello(server, jwt=token(exp=time.time() - 5))
+    assert isinstance(ending, Welcome)
+    later = await hello(server, token=ending.token)
+    assert isinstance(later, Error) and later.code == "bad_token"
+    fresh = await hello(server, jwt=token())
+    assert isinstance(fresh, Welcome) and fresh.user == ending.user
+    identity = server.hub.identity_tokens.identity({"iss": ISSUER, "sub": "person-42"})
+    assert len(await server.hub.accounts.sessions(identity)) == 1
+
+
+async def test_a_providers_name_claimed_here_is_marked_as_a_guests(server) -> None:
+    """The provider's name passes the guest-name rule: a local account's claimed name is
+    shown marked, never as the account's."""
+    grace = await LuminClient.connect(f"ws://127.0.0.1:{server.port}/ws", "Grace")
+    await grace.request(ClaimName(name="Grace", password="correct horse"))
+    answer = await hello(server, jwt=token())
+    assert isinstance(answer, Welcome) and answer.name == "Grace (guest)"
+    later = await hello(server, token=answer.token)
+    assert isinstance(later, Welcome) and later.name == "Grace (guest)"
+    await grace.close()
+
+
+async def test_a_banned_person_is_refused_before_any_session_is_made(server) -> None:
+    hub = server.hub
+    identity = hub.identity_tokens.identity({"iss": ISSUER, "sub": "person-44"})
+    user = "u" + identity[:16]
+    hub.bans.replace([*hub.bans.all(), Ban("identity", user, "cheating", time.time())])
+    answer = await hello(server, jwt=token(sub="person-44"))
+    assert isinstance(answer, Error) and answer.code == "banned" and answer.fatal
+    assert await hub.accounts.sessions(identity) == []
 
 
 def _forged() -> str:
@@ -204,3 +254,93 @@ async def test_a_providers_jwks_url_verifies_its_tokens(tmp_path: Path) -> None:
         await lumin.stop()
         keys.shutdown()
         keys.server_close()
+
+
+class Keys:
+    """A provider's JWKS URL on loopback, serving the keys in :attr:`published` (by kid);
+    with ``silent``, it accepts connections and never answers."""
+
+    def __init__(self, silent: bool = False) -> None:
+        import http.server
+        import threading
+
+        self.published: dict[str, rsa.RSAPrivateKey] = {}
+        self.fetches = 0
+        keys = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                keys.fetches += 1
+                if silent:
+                    keys.release.wait(30)
+                    return
+                published = [
+                    json.loads(jwt.algorithms.RSAAlgorithm.to_jwk(key.public_key()))
+                    | {"kid": kid, "use": "sig", "alg": "RS256"}
+                    for kid, key in keys.published.items()
+                ]
+                body = json.dumps({"keys": published}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.release = threading.Event()
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_port}/jwks"
+
+    def close(self) -> None:
+        self.release.set()
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def signed(key: rsa.RSAPrivateKey, kid: str) -> str:
+    claims = {"sub": "p1", "iss": ISSUER, "aud": AUDIENCE, "exp": time.time() + 60}
+    return jwt.encode(claims, key, algorithm="RS256", headers={"kid": kid})
+
+
+async def test_a_rotated_key_is_taken_up_and_a_removed_one_refused() -> None:
+    """The provider publishes a new key and drops the old: a token signed with the new kid
+    makes the server fetch the keys again and is accepted; one signed with the removed key is
+    refused from then on, though it verified before."""
+    keys = Keys()
+    keys.published = {"k1": PROVIDER}
+    tokens = IdentityTokens(jwks=keys.url, issuer=ISSUER, audience=AUDIENCE, refetch_after=0)
+    try:
+        old = signed(PROVIDER, "k1")
+        assert (await tokens.verify(old))["sub"] == "p1"
+        keys.published = {"k2": STRANGER}  # rotated: k1 is gone
+        assert (await tokens.verify(signed(STRANGER, "k2")))["sub"] == "p1"
+        assert keys.fetches == 2, "the unknown kid fetched the keys again"
+        with pytest.raises(BadIdentityToken, match="does not publish"):
+            await tokens.verify(old)
+    finally:
+        keys.close()
+
+
+async def test_a_provider_that_does_not_answer_is_said_in_a_sentence(tmp_path: Path) -> None:
+    """A JWKS URL that never answers holds a hello for at most the fetch timeout; the hello
+    is refused with ``try_again`` saying the provider did not answer."""
+    keys = Keys(silent=True)
+    settings = Settings(
+        port=0, data=tmp_path / "silent", jwt_jwks=keys.url, jwt_issuer=ISSUER,
+        jwt_audience=AUDIENCE, **TEST_LIMITS,
+    )  # fmt: skip
+    lumin = LuminServer(settings)
+    await lumin.start()
+    try:
+        began = time.monotonic()
+        answer = await hello(lumin, jwt=signed(PROVIDER, "k1"))
+        # Bounded by the fetch timeout (PyJWT's own default is 30 s), with room for load.
+        assert time.monotonic() - began < FETCH_TIMEOUT + 10
+        assert isinstance(answer, Error) and answer.code == "try_again" and answer.fatal
+        assert "could not be fetched" in answer.message and keys.url in answer.message
+    finally:
+        await lumin.stop()
+        keys.close()

@@ -154,3 +154,45 @@ async def test_quick_play_keeps_to_the_open_room_caps(connect, server) -> None:
         assert refused.value.code == "too_many_rooms"
     finally:
         hub.settings = attrs.evolve(hub.settings, rooms_per_identity=cap)
+
+
+async def test_a_cancel_while_the_room_is_made_keeps_the_seat_and_says_matched(
+    connect, server
+) -> None:
+    """Cancel pressed while the quick-play room is being made is too late, and says so by
+    what follows: the player is told ``matched`` and stays seated and connected (never a
+    stand-in bot counted as a forfeit in a rated game)."""
+    hub = server.hub
+    release = asyncio.Event()
+    create = hub._create
+
+    def slow(*args: Any, **kwargs: Any) -> Any:
+        room, stored = create(*args, **kwargs)
+
+        async def later() -> None:
+            await stored
+            await release.wait()
+
+        return room, asyncio.ensure_future(later())
+
+    hub._create = slow
+    try:
+        ada, bea = await connect("Ada"), await connect("Bea")
+        await ada.request(PlayNow(game="flip_over_frog", seats=2))
+        await bea.request(PlayNow(game="flip_over_frog", seats=2))
+        for _ in range(500):
+            if hub.quickplay._seating:
+                break
+            await asyncio.sleep(0.01)
+        assert hub.quickplay._seating, "the room is being made"
+        await bea.request(CancelPlayNow())
+        release.set()
+    finally:
+        hub._create = create
+    told = await matched(bea)
+    assert told.rated
+    room = hub.rooms[told.room]
+    while bea.room_info.get(told.room) is None or bea.room_info[told.room].state != "playing":
+        await bea.changed(told.room, timeout=10)
+    assert room.peers.get(next(p for p in room.peers if p.user == bea.user)) == told.seat
+    assert not hub.bots.in_grace(room, told.seat), "Bea is there: no grace, no stand-in"

@@ -23,8 +23,9 @@ from lumin.cli import main
 from protocol.codec import encode
 from protocol.messages import CreateRoom, Hello, RatingsChanged, RoomCreated, SeatChoice, WatchRoom
 from server.app import LuminServer
+from server.cluster import Cluster
 from server.config import Settings
-from server.ratings import counted_ranks
+from server.ratings import Player, Ratings, counted_ranks
 from server.store import EventStore
 from tests.server.conftest import TEST_LIMITS
 from tests.server.test_play import play_seat
@@ -221,3 +222,69 @@ async def test_the_ratings_held_in_memory_are_bounded(monkeypatch, tmp_path: Pat
         assert held.shown("u2", GAME, "standard") == round(27.0 - 24.0, 2)
     finally:
         store.close()
+
+
+async def test_history_never_lists_a_private_rooms_id(server: LuminServer, connect) -> None:
+    """``/history`` is anyone's to read: a private room's game is left out of it (its id and
+    replay are for its players, who hold its code), a public one is listed."""
+    ada, bea = await connect("Ada"), await connect("Bea")
+    public = await play([ada, bea])
+    secret = await ada.request(
+        CreateRoom(game=GAME, seats=(SeatChoice(), SeatChoice()), sit=0, private=True)
+    )
+    assert isinstance(secret, RoomCreated) and secret.code
+    await bea.join(secret.room, 1, code=secret.code)
+    await bea.ready(secret.room)
+    await ada.start(secret.room)
+    await asyncio.wait_for(
+        asyncio.gather(
+            play_seat(ada, secret.room, random.Random(1), GAME),
+            play_seat(bea, secret.room, random.Random(2), GAME),
+        ),
+        60,
+    )
+    for _ in range(200):  # its results are being written (at most 10 s)
+        results = await server.hub.store.get_results(player=ada.user)
+        if secret.room in {r.room for r in results}:
+            break
+        await asyncio.sleep(0.05)
+    assert secret.room in {r.room for r in results}, "the private game's results are kept"
+    for user in (ada.user, bea.user):
+        page = json.dumps(await http(server, f"/history?user={user}"))
+        assert secret.room not in page
+        assert public in page
+
+
+async def test_two_games_of_one_player_ending_at_once_on_two_nodes_both_count(
+    tmp_path: Path, redis_url: str, redis_prefix: str
+) -> None:
+    """Two nodes (two :class:`Ratings` on one store, each with its own cluster client) rate
+    two games of Ada that ended at the same moment; each read of the store yields to the
+    other node. The cluster's lock on the pool makes the second read what the first wrote:
+    Ada's rating counts both games."""
+    store = EventStore(tmp_path / "shared.sqlite3")
+    clusters = [Cluster(redis_url, node, "ws://x/ws", prefix=redis_prefix) for node in "ab"]
+    read = store.get_ratings
+
+    async def slow_read(*args: Any, **kwargs: Any) -> Any:
+        rows = await read(*args, **kwargs)
+        await asyncio.sleep(0.1)  # the other node's update runs meanwhile
+        return rows
+
+    store.get_ratings = slow_read  # type: ignore[method-assign]
+    try:
+        nodes = [Ratings(store) for _ in clusters]
+        for ratings, cluster in zip(nodes, clusters, strict=True):
+            ratings.cluster = cluster
+        games = [
+            ratings.record(room, GAME, "standard", True,
+                           [Player(0, "uada", "Ada"), Player(1, other, other)], [1, 2], [], 1.0)
+            for ratings, room, other in zip(nodes, ("r1", "r2"), ("ubea", "ucy"), strict=True)
+        ]  # fmt: skip
+        await asyncio.gather(*games)
+        (ada,) = [row for row in await read(player="uada")]
+        assert ada.games == 2, "neither game's change was lost"
+    finally:
+        store.close()
+        for cluster in clusters:
+            await cluster.stop()
