@@ -70,6 +70,7 @@ __all__ = [
     "ReplayState",
     "ReplayStep",
     "ReplayViewer",
+    "ResultInfo",
     "Resume",
     "RevokeSession",
     "RoomClosed",
@@ -209,6 +210,20 @@ class SeatInfo:
 
 
 @attrs.frozen(kw_only=True)
+class ResultInfo:
+    """A finished game's result as the lobby lists it (version 6): the server time it ended
+    (``finished``, seconds since the epoch), its ``winners`` (seats; none when a solo game was
+    lost), each seat's final ``scores`` (what the game counts: Frogs, hexes, points, victory
+    points; Flash 8 solo counts the reserve left, lower being better) and the ``reason`` it
+    ended (the outcome's, game-defined)."""
+
+    finished: float
+    winners: tuple[int, ...] = ()
+    scores: tuple[float, ...] = ()
+    reason: str = ""
+
+
+@attrs.frozen(kw_only=True)
 class RoomSummary:
     """A room as the lobby lists it and as its members see it.
 
@@ -229,6 +244,9 @@ class RoomSummary:
     commitment: str = ""
     turn_clock: float | None = None
     created: float = 0.0
+    #: A finished game's result (version 6; ``None`` while it plays, for a game finished
+    #: before the server kept results, and for older clients).
+    result: ResultInfo | None = None
 
 
 @attrs.frozen(kw_only=True)

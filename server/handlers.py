@@ -81,9 +81,8 @@ from server.errors import Moved as RoomElsewhere
 from server.errors import Refused
 from server.hub import Hub
 from server.jwtidentity import BadIdentityToken
-from server.ratings import without_ratings
 from server.replay import Replay
-from server.room import Peer, Room
+from server.room import Peer, Room, summary_for
 
 __all__ = [
     "HANDLERS",
@@ -412,10 +411,10 @@ async def on_ping(session: Session, ping: Ping) -> None:
 
 
 def _for_version(session: Session, page: RoomList) -> RoomList:
-    """A lobby page as ``session``'s protocol version has it (ratings from version 5)."""
-    if (session.conn.version or 0) >= ACCOUNTS_VERSION:
-        return page
-    return attrs.evolve(page, rooms=tuple(map(without_ratings, page.rooms)))
+    """A lobby page as ``session``'s protocol version has it (ratings from version 5,
+    results from version 6)."""
+    version = session.conn.version or 0
+    return attrs.evolve(page, rooms=tuple(summary_for(room, version) for room in page.rooms))
 
 
 async def on_set_name(session: Session, request: SetName) -> None:

@@ -21,7 +21,8 @@ import { h, replace } from "./dom";
 import type { Page } from "./page";
 import { QuickPlayPanel } from "./quickplay";
 import { ratingTag } from "./rating";
-import { navigate, parseJoin } from "./router";
+import { navigate, parseJoin, routeHash } from "./router";
+import { resultLine } from "./results";
 import { type AppState, seatLabel } from "./state";
 
 export class LobbyPage implements Page {
@@ -189,7 +190,8 @@ export class LobbyPage implements Page {
     this.drawMine();
     const all = [...this.rooms.values()];
     const live = all.filter((room) => room.state !== "finished").sort((a, b) => b.created - a.created);
-    const done = all.filter((room) => room.state === "finished").sort((a, b) => b.created - a.created);
+    // Most recently finished first (the server's order), as far as the results say when.
+    const done = all.filter((room) => room.state === "finished").sort((a, b) => (b.result?.finished ?? b.created) - (a.result?.finished ?? a.created));
     replace(this.list, live.length ? live.map((room) => this.roomCard(room)) : h("p.muted.empty", null, "No open rooms yet: create one."));
     replace(this.finished, done.length ? done.slice(0, 50).map((room) => this.roomCard(room)) : h("p.muted.empty", null, "No finished games yet."));
   }
@@ -222,11 +224,13 @@ export class LobbyPage implements Page {
       }
       actions.push(h("button.small", { type: "button", onclick: () => navigate({ page: "room", room: room.room, code: null }) }, "Watch"));
     }
+    const result = room.state === "finished" ? resultLine(room, this.app.session.serverNow()) : null;
     return h(
       "article.room-card",
       { "data-room": room.room, "data-state": room.state, "data-game": room.game },
       h("header", null, h("strong.game-name", null, this.app.gameName(room.game)), h(`span.state.state-${room.state}`, null, stateLabel(room.state))),
       h("div.players", null, players),
+      result ? h("a.result-line", { href: routeHash({ page: "replay", room: room.room, viewer: null }), "data-testid": "result-line", title: "Watch the replay" }, result) : null,
       h(
         "footer",
         null,

@@ -46,6 +46,17 @@ export interface RoomSummary {
   commitment: string;
   turn_clock: number | null;
   created: number;
+  /** Version 6: a finished game's result (null while it plays, and from older servers). */
+  result: ResultInfo | null;
+}
+
+/** Version 6: a finished game's result as the lobby lists it (docs/protocol.md `ResultInfo`). */
+export interface ResultInfo {
+  /** Server time the game ended, seconds since the epoch. */
+  finished: number;
+  winners: number[];
+  scores: number[];
+  reason: string;
 }
 
 export interface OutcomeInfo {
@@ -299,6 +310,13 @@ export const STRUCTURES: Readonly<Record<string, Schema>> = {
     commitment: ["str", ""],
     turn_clock: ["float?", null],
     created: ["float", 0],
+    result: ["ResultInfo?", null],
+  },
+  ResultInfo: {
+    finished: ["float"],
+    winners: ["list<int>", []],
+    scores: ["list<float>", []],
+    reason: ["str", ""],
   },
   OutcomeInfo: {
     ranks: ["list<int>"],
