@@ -267,7 +267,9 @@ class OutcomeInfo:
 class OptionInfo:
     """A room option or per-seat choice a game offers: its ``name``, ``kind`` (``"int"``,
     ``"float"``, ``"bool"`` or ``"choice"``), ``default``, a sentence (``doc``), the allowed
-    ``choices`` of a choice, and the bounds of a number (``None`` = unbounded)."""
+    ``choices`` of a choice, and the bounds of a number (``None`` = unbounded). ``when``
+    (version 6) says when it applies: each key an other option's name, or ``"seats"``, with
+    the values (seat counts) under which it does; all must hold, and empty means always."""
 
     name: str
     kind: Literal["int", "float", "bool", "choice"]
@@ -276,6 +278,7 @@ class OptionInfo:
     choices: tuple[Any, ...] = ()
     minimum: float | None = None
     maximum: float | None = None
+    when: Data = attrs.field(factory=dict)
 
 
 @attrs.frozen(kw_only=True)

@@ -75,7 +75,7 @@ from protocol.versions import ACCOUNTS_VERSION, MOVED_VERSION, NAME_VERSION
 from server.accounts import MAX_NAME, Identity, digest, name_key, session_id, user_id
 from server.bans import banned_sentence
 from server.batch import QueuedAct
-from server.catalog import catalog
+from server.catalog import catalog_for
 from server.config import Settings
 from server.errors import Moved as RoomElsewhere
 from server.errors import Refused
@@ -454,7 +454,7 @@ async def on_unwatch_lobby(session: Session, request: UnwatchLobby) -> None:
 
 
 async def on_list_games(session: Session, request: ListGames) -> None:
-    session.send(Games(ref=request.id, games=catalog()))
+    session.send(Games(ref=request.id, games=catalog_for(session.conn.version or 0)))
 
 
 async def on_list_rooms(session: Session, request: ListRooms) -> None:

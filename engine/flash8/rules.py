@@ -58,6 +58,7 @@ class Flash8:
             "race time limit in seconds, 0 for none (decisions 8)",
             minimum=0.0,
             maximum=7200.0,
+            when=(("mode", ("race",)),),
         ),
         OptionSpec(
             "countdown",
@@ -72,6 +73,7 @@ class Flash8:
             "bool",
             False,
             "every racer starts from one arrangement turned to their seat (decisions 6)",
+            when=(("mode", ("race",)),),
         ),
         OptionSpec("hints", "bool", False, "allow the hint command (the solver's next slide)"),
         OptionSpec(
@@ -81,6 +83,7 @@ class Flash8:
             "the solo clock in seconds (rulebook: 4 minutes)",
             minimum=5.0,
             maximum=3600.0,
+            when=(("mode", ("solo",)),),
         ),
     )
     seat_options: tuple[OptionSpec, ...] = (
@@ -89,6 +92,7 @@ class Flash8:
             "bool",
             False,
             "race with one blue electron fewer, two free spaces (rulebook 'Setup'; decisions 1)",
+            when=(("mode", ("race",)),),
         ),
     )
     #: The rules alone have no bots: the registry attaches ``engine.flash8.bots.BOTS``.

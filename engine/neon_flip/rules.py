@@ -473,12 +473,14 @@ class NeonFlip:
             False,
             "4 seats only: Cyan with Green against Pink with Yellow, seated alternately "
             "(decisions 2).",
+            when=(("mode", ("classic", "overdrive")), ("seats", (4,))),
         ),
         OptionSpec(
             "obstacles",
             "bool",
             False,
             "2 seats only: 24 A tiles and 12 neutral B tiles instead of 36 A tiles (decisions 2).",
+            when=(("mode", ("classic", "overdrive")), ("seats", (2,))),
         ),
         OptionSpec(
             "rounds",
@@ -487,6 +489,7 @@ class NeonFlip:
             "Checkpoints before the game ends (decisions 12); 2 reproduces rulebook 2.6.",
             minimum=1,
             maximum=4,
+            when=(("mode", ("classic", "overdrive")),),
         ),
         OptionSpec(
             "clock",
@@ -495,6 +498,7 @@ class NeonFlip:
             "Neon Overdrive's game clock in minutes (decisions 14).",
             minimum=1,
             maximum=120,
+            when=(("mode", ("overdrive",)),),
         ),
         OptionSpec(
             "proto_zero",
@@ -503,6 +507,7 @@ class NeonFlip:
             "Solo only: PROTO-ZERO's level. standard: an introduction (decisions 16); "
             "overclocked: it cascades after each card and overcharge (decisions 16a).",
             choices=tuple(LEVELS),
+            when=(("mode", ("solo",)),),
         ),
     )
     seat_options: tuple[OptionSpec, ...] = ()

@@ -1,6 +1,7 @@
-"""A finished game's lobby entry carries its result (protocol version 6): when it ended, who
-won and each seat's score, the same from the room held in memory and from the store once it is
-unloaded; clients older than version 6 get the same entries without it."""
+"""Protocol version 6 over the network: a finished game's lobby entry carries its result (when
+it ended, who won and each seat's score, the same from the room held in memory and from the
+store once it is unloaded), and the catalogue says when each option applies; clients older
+than version 6 get the same entries and catalogue without them."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import websockets
 
 from clients.sdk import LuminClient, bot
 from protocol.codec import encode
-from protocol.messages import Hello, ListRooms, ResultInfo
+from protocol.messages import Hello, ListGames, ListRooms, ResultInfo
 from server.app import LuminServer
 from server.hub import stored_summary
 from tests.server.test_rooms import wait_over
@@ -62,3 +63,26 @@ async def test_a_client_older_than_version_6_gets_finished_entries_without_the_r
                 break
     (entry,) = [r for r in frame["rooms"] if r["room"] == room]
     assert entry["state"] == "finished" and "result" not in entry
+
+
+async def test_the_catalogue_says_when_options_apply_from_version_6_only(connect, url) -> None:
+    games = {game.id: game for game in await (await connect("Ada")).list_games()}
+    flip = {option.name: option for option in games["neon_flip"].options}
+    assert flip["proto_zero"].when == {"mode": ["solo"]}
+    assert flip["teams"].when == {"mode": ["classic", "overdrive"], "seats": [4]}
+    assert flip["mode"].when == {}
+    (handicap,) = games["flash8"].seat_options
+    assert handicap.when == {"mode": ["race"]}
+    async with websockets.connect(url) as socket:
+        await socket.send(encode(Hello(versions=(5,), name="Old", id=1)))
+        await socket.send(encode(ListGames(id=2)))
+        while True:
+            frame = msgpack.unpackb(await asyncio.wait_for(socket.recv(), 10))
+            if frame["type"] == "games":
+                break
+    options = [
+        o
+        for game in frame["games"]
+        for o in (*game.get("options", ()), *game.get("seat_options", ()))
+    ]
+    assert options and not any("when" in option for option in options)

@@ -7,6 +7,7 @@
 import type { GameInfo, RoomCreated, RoomList, RoomSummary } from "../protocol/messages";
 import { ServerError } from "../protocol/errors";
 import {
+  applies,
   buildCreateRoom,
   type CreatePlan,
   initialPlan,
@@ -362,6 +363,11 @@ export class LobbyPage implements Page {
     count.max = String(range?.max ?? 1);
     if (setCount) count.value = String(plan.seats.length);
     help.textContent = range ? (range.min === range.max ? `exactly ${range.min}` : `${range.min} to ${range.max}`) : "no seat count suits these options";
+    // Options that do not apply to this mode and seat count are hidden (and not sent).
+    for (const option of plan.game.options) {
+      const field = this.createArea.querySelector<HTMLElement>(`[data-option="${CSS.escape(option.name)}"]`)?.closest<HTMLElement>(".field");
+      if (field) field.hidden = !applies(option, plan.game, plan.options, plan.seats.length);
+    }
     const focused = document.activeElement?.id ?? null;
     replace(list, plan.seats.map((_seat, index) => this.seatRow(plan, index)));
     if (focused && list.querySelector(`#${CSS.escape(focused)}`)) document.getElementById(focused)?.focus();
@@ -389,11 +395,13 @@ export class LobbyPage implements Page {
       seat.plan = next;
       this.drawSeats();
     };
-    const choices = plan.game.seat_options.map((option) =>
-      optionControl(option, seat.choices[option.name], `seat-${index}`, (value) => {
-        seat.choices[option.name] = value;
-      }),
-    );
+    const choices = plan.game.seat_options
+      .filter((option) => applies(option, plan.game, plan.options, plan.seats.length))
+      .map((option) =>
+        optionControl(option, seat.choices[option.name], `seat-${index}`, (value) => {
+          seat.choices[option.name] = value;
+        }),
+      );
     return h(
       "li.seat-row",
       null,

@@ -90,6 +90,9 @@ export interface OptionInfo {
   choices: unknown[];
   minimum: number | null;
   maximum: number | null;
+  /** Version 6: when it applies, `{option or "seats": allowed values}`; `{}` (and from older
+   *  servers): always. */
+  when: Data;
 }
 
 /** Seat counts allowed when the room's options match `when` (first match wins). */
@@ -334,6 +337,7 @@ export const STRUCTURES: Readonly<Record<string, Schema>> = {
     choices: ["list", []],
     minimum: ["float?", null],
     maximum: ["float?", null],
+    when: ["map", {}],
   },
   SessionInfo: {
     session: ["str"],
