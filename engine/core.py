@@ -66,13 +66,16 @@ class Rejected(Exception):
     """A command the rules refuse.
 
     ``code`` is stable and machine-readable (``not_your_turn``, ``space_occupied``...);
-    ``message`` is a sentence for a person, naming the rule that was broken.
+    ``message`` is a sentence for a person saying what the rules allow, free of citations
+    (players, the terminal and bots read it as it is); ``rule`` cites the rule broken for the
+    rules' readers (``"decisions 6"``, ``"rulebook 2.3 D"``) and stays in code, tests and logs.
     """
 
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(f"{code}: {message}")
+    def __init__(self, code: str, message: str, rule: str | None = None) -> None:
+        super().__init__(f"{code}: {message}" + (f" ({rule})" if rule else ""))
         self.code = code
         self.message = message
+        self.rule = rule
 
 
 @attrs.frozen

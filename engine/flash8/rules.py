@@ -106,7 +106,7 @@ class Flash8:
     def check_seats(self, options: Mapping[str, Any], choices: Sequence[Mapping[str, Any]]) -> None:
         """The handicap is a race option: no solo seat takes it (decisions 1)."""
         if options["mode"] == "solo" and any(choice.get("handicap") for choice in choices):
-            raise Rejected("bad_option", "The handicap is for races only (decisions 1).")
+            raise Rejected("bad_option", "The handicap is for races only.", rule="decisions 1")
 
     def setup(
         self, options: Mapping[str, Any], seats: Sequence[SeatSpec], rng: random.Random
