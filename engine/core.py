@@ -66,13 +66,16 @@ class Rejected(Exception):
     """A command the rules refuse.
 
     ``code`` is stable and machine-readable (``not_your_turn``, ``space_occupied``...);
-    ``message`` is a sentence for a person, naming the rule that was broken.
+    ``message`` is a sentence for a person saying what the rules allow, free of citations
+    (players, the terminal and bots read it as it is); ``rule`` cites the rule broken for the
+    rules' readers (``"decisions 6"``, ``"rulebook 2.3 D"``) and stays in code, tests and logs.
     """
 
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(f"{code}: {message}")
+    def __init__(self, code: str, message: str, rule: str | None = None) -> None:
+        super().__init__(f"{code}: {message}" + (f" ({rule})" if rule else ""))
         self.code = code
         self.message = message
+        self.rule = rule
 
 
 @attrs.frozen
@@ -122,7 +125,13 @@ class Outcome:
 
 @attrs.frozen
 class OptionSpec:
-    """A documented room option (or per-seat choice) with its type, default and bounds."""
+    """A documented room option (or per-seat choice) with its type, default and bounds.
+
+    ``when`` says when the option means anything: pairs ``(name, values)``, each an other
+    option's name and the values under which this one applies, or ``"seats"`` and the seat
+    counts it applies to; all must hold (empty: always). Elsewhere the option is ignored at
+    its default, and a form need not offer it.
+    """
 
     name: str
     kind: str  # "int", "float", "bool" or "choice"
@@ -131,6 +140,18 @@ class OptionSpec:
     choices: tuple[Any, ...] = ()
     minimum: float | None = None
     maximum: float | None = None
+    when: tuple[tuple[str, tuple[Any, ...]], ...] = ()
+
+    def applies(self, options: Mapping[str, Any], seats: int | None = None) -> bool:
+        """Whether the option means anything in a room with ``options`` (defaults filled in)
+        and ``seats`` seats (``None``: any number)."""
+        for name, values in self.when:
+            if name == "seats":
+                if seats is not None and seats not in values:
+                    return False
+            elif options.get(name) not in values:
+                return False
+        return True
 
     def parse(self, value: Any) -> Any:
         """Turn a raw value (possibly a command-line string) into a checked option value."""

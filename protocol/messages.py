@@ -70,6 +70,7 @@ __all__ = [
     "ReplayState",
     "ReplayStep",
     "ReplayViewer",
+    "ResultInfo",
     "Resume",
     "RevokeSession",
     "RoomClosed",
@@ -209,6 +210,20 @@ class SeatInfo:
 
 
 @attrs.frozen(kw_only=True)
+class ResultInfo:
+    """A finished game's result as the lobby lists it (version 6): the server time it ended
+    (``finished``, seconds since the epoch), its ``winners`` (seats; none when a solo game was
+    lost), each seat's final ``scores`` (what the game counts: Frogs, hexes, points, victory
+    points; Flash 8 solo counts the reserve left, lower being better) and the ``reason`` it
+    ended (the outcome's, game-defined)."""
+
+    finished: float
+    winners: tuple[int, ...] = ()
+    scores: tuple[float, ...] = ()
+    reason: str = ""
+
+
+@attrs.frozen(kw_only=True)
 class RoomSummary:
     """A room as the lobby lists it and as its members see it.
 
@@ -229,6 +244,9 @@ class RoomSummary:
     commitment: str = ""
     turn_clock: float | None = None
     created: float = 0.0
+    #: A finished game's result (version 6; ``None`` while it plays, for a game finished
+    #: before the server kept results, and for older clients).
+    result: ResultInfo | None = None
 
 
 @attrs.frozen(kw_only=True)
@@ -249,7 +267,9 @@ class OutcomeInfo:
 class OptionInfo:
     """A room option or per-seat choice a game offers: its ``name``, ``kind`` (``"int"``,
     ``"float"``, ``"bool"`` or ``"choice"``), ``default``, a sentence (``doc``), the allowed
-    ``choices`` of a choice, and the bounds of a number (``None`` = unbounded)."""
+    ``choices`` of a choice, and the bounds of a number (``None`` = unbounded). ``when``
+    (version 6) says when it applies: each key an other option's name, or ``"seats"``, with
+    the values (seat counts) under which it does; all must hold, and empty means always."""
 
     name: str
     kind: Literal["int", "float", "bool", "choice"]
@@ -258,6 +278,7 @@ class OptionInfo:
     choices: tuple[Any, ...] = ()
     minimum: float | None = None
     maximum: float | None = None
+    when: Data = attrs.field(factory=dict)
 
 
 @attrs.frozen(kw_only=True)

@@ -15,6 +15,7 @@ __all__ = [
     "NAME_VERSION",
     "OPERATOR_VERSION",
     "PROTOCOL_VERSION",
+    "RESULTS_VERSION",
     "SUPPORTED_VERSIONS",
     "choose_version",
 ]
@@ -24,10 +25,12 @@ __all__ = [
 #: (``message``); 4 adds ``set_name`` (renaming without reconnecting); 5 adds players who come
 #: back: accounts (``claim_name``, ``sign_in``, sessions), an outside provider's signed
 #: identity in ``hello`` (``jwt``), ratings beside names (``rating`` of a seat) and their
-#: change at a game's end (``ratings_changed``), and quick play (``play_now``).
-PROTOCOL_VERSION = 5
+#: change at a game's end (``ratings_changed``), and quick play (``play_now``); 6 adds a
+#: finished game's result to its lobby entry (``RoomSummary.result``) and when an option
+#: applies (``OptionInfo.when``).
+PROTOCOL_VERSION = 6
 #: Every version this package can speak, oldest first.
-SUPPORTED_VERSIONS: tuple[int, ...] = (1, 2, 3, 4, PROTOCOL_VERSION)
+SUPPORTED_VERSIONS: tuple[int, ...] = (1, 2, 3, 4, 5, PROTOCOL_VERSION)
 #: The first version whose clients are sent ``moved``; older ones get ``try_again`` instead.
 MOVED_VERSION = 2
 #: The first version whose clients get ``message`` in ``room_closed`` and ``kicked``; older
@@ -39,6 +42,10 @@ NAME_VERSION = 4
 #: The first version with accounts, ratings and quick play; older clients play as guests and
 #: are sent seats without ratings (their decoders refuse fields they do not know).
 ACCOUNTS_VERSION = 5
+#: The first version whose clients get finished games' results in the lobby
+#: (``RoomSummary.result``) and the options' ``when``; older ones get the same summaries and
+#: options without them (their decoders refuse fields they do not know).
+RESULTS_VERSION = 6
 
 
 def choose_version(

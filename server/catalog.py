@@ -12,8 +12,9 @@ import attrs
 from engine.core import Game, OptionSpec
 from engine.registry import game_ids, get_game
 from protocol.messages import GameInfo, OptionInfo
+from protocol.versions import RESULTS_VERSION
 
-__all__ = ["catalog", "game_info"]
+__all__ = ["catalog", "catalog_for", "game_info"]
 
 
 def _option(spec: OptionSpec) -> OptionInfo:
@@ -25,6 +26,7 @@ def _option(spec: OptionSpec) -> OptionInfo:
         choices=tuple(spec.choices),
         minimum=spec.minimum,
         maximum=spec.maximum,
+        when={name: list(values) for name, values in spec.when},
     )
 
 
@@ -84,3 +86,20 @@ def game_info(game: Game) -> GameInfo:
 def catalog() -> tuple[GameInfo, ...]:
     """Every hosted game, in the registry's order (computed once)."""
     return tuple(game_info(get_game(game_id)) for game_id in game_ids())
+
+
+def _without_when(game: GameInfo) -> GameInfo:
+    return attrs.evolve(
+        game,
+        options=tuple(attrs.evolve(option, when={}) for option in game.options),
+        seat_options=tuple(attrs.evolve(option, when={}) for option in game.seat_options),
+    )
+
+
+@functools.cache
+def catalog_for(version: int) -> tuple[GameInfo, ...]:
+    """The catalogue as a client of protocol ``version`` is sent it: the options' ``when``
+    from version 6 (older decoders refuse fields they do not know)."""
+    if version >= RESULTS_VERSION:
+        return catalog()
+    return tuple(_without_when(game) for game in catalog())

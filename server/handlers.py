@@ -75,15 +75,14 @@ from protocol.versions import ACCOUNTS_VERSION, MOVED_VERSION, NAME_VERSION
 from server.accounts import MAX_NAME, Identity, digest, name_key, session_id, user_id
 from server.bans import banned_sentence
 from server.batch import QueuedAct
-from server.catalog import catalog
+from server.catalog import catalog_for
 from server.config import Settings
 from server.errors import Moved as RoomElsewhere
 from server.errors import Refused
 from server.hub import Hub
 from server.jwtidentity import BadIdentityToken, ProviderAway
-from server.ratings import without_ratings
 from server.replay import Replay
-from server.room import Peer, Room
+from server.room import Peer, Room, summary_for
 
 __all__ = [
     "HANDLERS",
@@ -436,10 +435,10 @@ async def on_ping(session: Session, ping: Ping) -> None:
 
 
 def _for_version(session: Session, page: RoomList) -> RoomList:
-    """A lobby page as ``session``'s protocol version has it (ratings from version 5)."""
-    if (session.conn.version or 0) >= ACCOUNTS_VERSION:
-        return page
-    return attrs.evolve(page, rooms=tuple(map(without_ratings, page.rooms)))
+    """A lobby page as ``session``'s protocol version has it (ratings from version 5,
+    results from version 6)."""
+    version = session.conn.version or 0
+    return attrs.evolve(page, rooms=tuple(summary_for(room, version) for room in page.rooms))
 
 
 async def on_set_name(session: Session, request: SetName) -> None:
@@ -481,7 +480,7 @@ async def on_unwatch_lobby(session: Session, request: UnwatchLobby) -> None:
 
 
 async def on_list_games(session: Session, request: ListGames) -> None:
-    session.send(Games(ref=request.id, games=catalog()))
+    session.send(Games(ref=request.id, games=catalog_for(session.conn.version or 0)))
 
 
 async def on_list_rooms(session: Session, request: ListRooms) -> None:

@@ -52,9 +52,9 @@ from server.limits import RateLimits
 from server.metrics import Metrics
 from server.ownership import Ownership
 from server.quickplay import QuickPlay
-from server.ratings import Player, Ratings, is_rated, pool_of, without_ratings
+from server.ratings import Player, Ratings, is_rated, pool_of
 from server.relay import HAND_OVER_WAIT, Relays, RemoteRoom
-from server.room import Peer, Room, speaks
+from server.room import Peer, Room, result_of, speaks, summary_for
 from server.seats import Seat, room_code
 from server.store import RoomRow, Store
 
@@ -682,10 +682,13 @@ class Hub:
         """Send the lobby's watchers on this node one ``lobby_update``, if anything changed."""
         if not self.lobby or (not rooms and not removed):
             return
-        frame = encode(LobbyUpdate(rooms=rooms, removed=removed))
-        older = encode(LobbyUpdate(rooms=tuple(map(without_ratings, rooms)), removed=removed))
+        frames: dict[int, bytes] = {}  # by protocol version
         for peer in self.lobby:
-            peer.send_frame(frame if speaks(peer, ACCOUNTS_VERSION) else older)
+            version = getattr(peer, "version", None) or 0
+            if version not in frames:
+                shown = tuple(summary_for(summary, version) for summary in rooms)
+                frames[version] = encode(LobbyUpdate(rooms=shown, removed=removed))
+            peer.send_frame(frames[version])
 
     def remote_lobby(self, rooms: tuple[RoomSummary, ...], removed: tuple[str, ...]) -> None:
         """Other nodes changed the cluster's lobby: tell this node's watchers (rooms this node
@@ -859,4 +862,5 @@ def stored_summary(row: RoomRow) -> RoomSummary:
         commitment=row.commitment,
         turn_clock=row.meta.get("turn_clock"),
         created=row.created,
+        result=result_of(row.meta, row.finished),
     )

@@ -45,12 +45,13 @@ from protocol.messages import (
     Message,
     Ok,
     OutcomeInfo,
+    ResultInfo,
     RoomClosed,
     RoomSummary,
     RoomUpdate,
     Snapshot,
 )
-from protocol.versions import ACCOUNTS_VERSION, OPERATOR_VERSION
+from protocol.versions import ACCOUNTS_VERSION, OPERATOR_VERSION, RESULTS_VERSION
 from server.batch import QueuedAct, Step, decide_batch, make_step
 from server.chat import Chat
 from server.config import Settings
@@ -64,7 +65,16 @@ from server.resume import plan_resume
 from server.seats import Seat, check_start, join_kind, seat_of, seat_specs
 from server.store import AppendRefused, Fenced, Record, RoomRow
 
-__all__ = ["Peer", "Room", "RoomBots", "RoomHost", "RoomStore", "speaks"]
+__all__ = [
+    "Peer",
+    "Room",
+    "RoomBots",
+    "RoomHost",
+    "RoomStore",
+    "result_of",
+    "speaks",
+    "summary_for",
+]
 
 log = structlog.get_logger("lumin.room")
 
@@ -101,6 +111,31 @@ def speaks(peer: Peer, version: int) -> bool:
     """Whether ``peer``'s connection negotiated protocol ``version`` or a later one (a relay
     to another node's spectators, whose versions vary, never does)."""
     return bool((getattr(peer, "version", None) or 0) >= version)
+
+
+def summary_for(summary: RoomSummary, version: int | None) -> RoomSummary:
+    """``summary`` as a client of protocol ``version`` is sent it: a finished game's
+    ``result`` from version 6, seats' ``rating`` from version 5 (older decoders refuse fields
+    they do not know)."""
+    if (version or 0) < RESULTS_VERSION and summary.result is not None:
+        summary = attrs.evolve(summary, result=None)
+    if (version or 0) < ACCOUNTS_VERSION:
+        summary = without_ratings(summary)
+    return summary
+
+
+def result_of(meta: dict[str, Any], finished: float | None) -> ResultInfo | None:
+    """The lobby's ``result`` of a finished room from what its ``meta`` keeps (``result``,
+    written when the game ended), or ``None`` for a game finished before results were kept."""
+    kept = meta.get("result")
+    if not isinstance(kept, dict) or finished is None:
+        return None
+    return ResultInfo(
+        finished=float(finished),
+        winners=tuple(int(seat) for seat in kept.get("winners", ())),
+        scores=tuple(float(score) for score in kept.get("scores", ())),
+        reason=str(kept.get("reason", "")),
+    )
 
 
 class RoomStore(Protocol):
@@ -376,6 +411,7 @@ class Room:
             commitment=self.commitment,
             turn_clock=self.meta.get("turn_clock"),
             created=self.created,
+            result=result_of(self.meta, self.finished) if self.status == "finished" else None,
         )
 
     def seat_of(self, user: str) -> int | None:
@@ -408,12 +444,12 @@ class Room:
             return
         self._updated = time.monotonic()
         info = self.summary()
-        frame = encode(RoomUpdate(info=info))
-        older = frame
-        if any(seat.rating is not None for seat in info.seats):  # version 5's field, for it only
-            older = encode(RoomUpdate(info=without_ratings(info)))
+        frames: dict[int, bytes] = {}  # by protocol version
         for peer in self.peers:
-            peer.send_frame(frame if speaks(peer, ACCOUNTS_VERSION) else older)
+            version = getattr(peer, "version", None) or 0
+            if version not in frames:
+                frames[version] = encode(RoomUpdate(info=summary_for(info, version)))
+            peer.send_frame(frames[version])
 
     def _persist_seats(self) -> None:
         self.hub.store.update_room(
@@ -768,11 +804,21 @@ class Room:
         outcome = self.game.outcome(self.state)
         assert outcome is not None
         self.forfeits = sorted(set(self.meta.get("left", ())) | self._stand_ins())
+        wire = outcome_to_wire(outcome)
+        # What the lobby shows of the result, kept with the room for after it is unloaded.
+        self.meta["result"] = {
+            "winners": list(wire["winners"]),
+            "scores": list(wire["scores"]),
+            "reason": wire["reason"],
+        }
         self.hub.store.update_room(
-            self.id, epoch=self.lease_epoch, status="finished", finished=self.finished
+            self.id,
+            epoch=self.lease_epoch,
+            status="finished",
+            finished=self.finished,
+            meta=self.meta,
         )
         self.hub.bots.stop_room(self)
-        wire = outcome_to_wire(outcome)
         over = GameOver(
             room=self.id,
             outcome=OutcomeInfo(

@@ -823,6 +823,8 @@ class LuminClient:
         return answer
 
     async def list_rooms(self, game: str | None = None) -> list[RoomSummary]:
+        """One page of the lobby; a finished game's summary carries its ``result`` (who won,
+        the scores and when it ended, protocol version 6)."""
         answer = await self.request(ListRooms(game=game))
         return list(answer.rooms)  # type: ignore[attr-defined]
 

@@ -24,7 +24,7 @@ from clients.sdk import bot, human
 from clients.terminal.status import LuminScreen, StatusLine
 from protocol.messages import GameInfo, OptionInfo, SeatChoice
 
-__all__ = ["CreateScreen", "RoomForm", "Row", "seat_range"]
+__all__ = ["CreateScreen", "RoomForm", "Row", "applies", "seat_range"]
 
 
 def seat_range(game: GameInfo, options: Mapping[str, Any]) -> tuple[int, int]:
@@ -36,6 +36,17 @@ def seat_range(game: GameInfo, options: Mapping[str, Any]) -> tuple[int, int]:
         if all(filled.get(key) == value for key, value in when.items()):
             return int(entry["min"]), int(entry["max"])
     return 0, 0
+
+
+def applies(option: OptionInfo, game: GameInfo, options: Mapping[str, Any], seats: int) -> bool:
+    """Whether ``option`` means anything in a room of ``game`` with ``options`` and ``seats``
+    seats (protocol version 6's ``OptionInfo.when``; without it, always): the form shows and
+    sends only the options that do."""
+    filled = {o.name: options.get(o.name, o.default) for o in game.options}
+    return all(
+        (seats if name == "seats" else filled.get(name)) in allowed
+        for name, allowed in option.when.items()
+    )
 
 
 @dataclass
@@ -90,7 +101,7 @@ class RoomForm(Widget, can_focus=True):
 
     def rows(self) -> list[Row]:
         rows = [Row("game", "Game", self.game.name, "left/right: the games this server hosts")]
-        for option in self.game.options:
+        for option in self.shown(self.game.options):
             rows.append(
                 Row(
                     f"option:{option.name}",
@@ -110,7 +121,7 @@ class RoomForm(Widget, can_focus=True):
                 else f"bot: {seat['bot'] or self.game.default_bot}"
             )
             rows.append(Row(f"seat:{n}", f"Seat {n}", who, "a person, or one of the game's bots"))
-            for option in self.game.seat_options:
+            for option in self.shown(self.game.seat_options):
                 rows.append(
                     Row(
                         f"choice:{n}:{option.name}",
@@ -128,18 +139,25 @@ class RoomForm(Widget, can_focus=True):
         rows.append(Row("create", "[ Create the room ]", "", "enter creates the room"))
         return rows
 
+    def shown(self, options: Sequence[OptionInfo]) -> list[OptionInfo]:
+        """The ``options`` that apply to the room as the form has it now."""
+        return [o for o in options if applies(o, self.game, self.options, len(self.seats))]
+
     def request(self) -> dict[str, Any]:
-        """The ``create_room`` fields the form describes."""
+        """The ``create_room`` fields the form describes (options that do not apply left
+        out: the server takes their defaults)."""
+        names = {option.name for option in self.shown(self.game.seat_options)}
         seats: list[SeatChoice] = []
         for seat in self.seats:
+            choices = {k: v for k, v in seat["choices"].items() if k in names}
             if seat["kind"] == "human":
-                seats.append(human(**seat["choices"]))
+                seats.append(human(**choices))
             else:
-                seats.append(bot(seat["bot"], **seat["choices"]))
+                seats.append(bot(seat["bot"], **choices))
         return {
             "game": self.game.id,
             "seats": seats,
-            "options": dict(self.options),
+            "options": {o.name: self.options[o.name] for o in self.shown(self.game.options)},
             "sit": self.sit,
             "private": self.private,
             "turn_clock": self.turn_clock,
@@ -188,6 +206,7 @@ class RoomForm(Widget, can_focus=True):
             )
         if self.sit is not None and self.sit >= len(self.seats):
             self.sit = 0
+        self.row = min(self.row, len(self.rows()) - 1)  # fewer options may apply now
         self.refresh()
 
     def type_number(self, char: str | None) -> None:

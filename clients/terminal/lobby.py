@@ -4,6 +4,7 @@ room by its code."""
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from textual.app import ComposeResult
@@ -16,7 +17,7 @@ from clients.terminal.picker import PickScreen
 from clients.terminal.status import LuminScreen, StatusLine
 from protocol.messages import LobbyUpdate, Message, RoomSummary
 
-__all__ = ["CodeScreen", "LobbyScreen", "seat_words"]
+__all__ = ["CodeScreen", "LobbyScreen", "ago_words", "result_words", "seat_words"]
 
 
 def seat_words(summary: RoomSummary) -> str:
@@ -30,6 +31,67 @@ def seat_words(summary: RoomSummary) -> str:
         else:
             words.append(seat.name or "human")
     return ", ".join(words)
+
+
+def ago_words(then: float, now: float) -> str:
+    """How long ago ``then`` was at ``now`` (seconds), in words: ``2 h ago``."""
+    seconds = max(0.0, now - then)
+    if seconds < 60:
+        return "just now"
+    minutes = int(seconds // 60)
+    if minutes < 60:
+        return f"{minutes} min ago"
+    hours = minutes // 60
+    if hours < 24:
+        return f"{hours} h ago"
+    days = hours // 24
+    return "yesterday" if days == 1 else f"{days} days ago"
+
+
+def _listed(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def _score(score: float) -> str:
+    return str(int(score)) if float(score).is_integer() else f"{score:.1f}"
+
+
+def result_words(summary: RoomSummary, now: float | None = None) -> str:
+    """A finished game's result in words, as the browser lobby says it: ``Ada won · 34-28 ·
+    2 h ago`` (an en dash between the scores); empty when the summary has none (playing, or a
+    server older than version 6)."""
+    result = summary.result
+    if result is None:
+        return ""
+
+    def name(seat: int) -> str:
+        info = summary.seats[seat] if seat < len(summary.seats) else None
+        if info is None or info.kind == "open":
+            return f"seat {seat + 1}"
+        if info.kind == "bot" and (info.name is None or info.name == f"{info.bot} bot"):
+            return f"bot {seat + 1}"
+        return info.name or f"seat {seat + 1}"
+
+    solo = len(summary.seats) == 1
+    everyone = [name(n) for n in range(len(summary.seats))]
+    if solo and summary.game == "flash8":
+        left = f" with {_score(result.scores[0])} left" if result.scores else ""
+        parts = [f"{everyone[0]} finished{left}"]
+    else:
+        winners = [name(seat) for seat in result.winners]
+        if not winners:
+            who = f"PROTO-ZERO beat {everyone[0]}" if solo else f"{_listed(everyone)} lost"
+        elif len(winners) == 1:
+            who = f"{winners[0]} won"
+        elif len(winners) == len(everyone):
+            who = f"{_listed(winners)} tied"
+        else:
+            who = f"{_listed(winners)} shared the win"
+        parts = [who]
+        if result.scores:
+            parts.append("\u2013".join(_score(score) for score in result.scores))
+    parts.append(ago_words(result.finished, time.time() if now is None else now))
+    return " · ".join(parts)
 
 
 class CodeScreen(ModalScreen[tuple[str, str] | None]):
@@ -88,7 +150,7 @@ class LobbyScreen(LuminScreen):
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
-        table.add_columns("room", "game", "state", "seats", "watching")
+        table.add_columns("room", "game", "state", "seats", "watching", "result")
         table.focus()
 
     def on_screen_resume(self) -> None:
@@ -123,7 +185,9 @@ class LobbyScreen(LuminScreen):
         """Live rooms newest first, then finished games (the lobby's order)."""
         live = [r for r in self.rooms.values() if r.state != "finished"]
         done = [r for r in self.rooms.values() if r.state == "finished"]
-        return sorted(live, key=lambda r: -r.created) + sorted(done, key=lambda r: -r.created)
+        return sorted(live, key=lambda r: -r.created) + sorted(
+            done, key=lambda r: -(r.result.finished if r.result else r.created)
+        )
 
     def redraw(self) -> None:
         table = self.query_one(DataTable)
@@ -137,6 +201,7 @@ class LobbyScreen(LuminScreen):
                 room.state,
                 seat_words(room),
                 str(room.spectators),
+                result_words(room),
                 key=room.room,
             )
         if current is not None and current.room in self.rooms:

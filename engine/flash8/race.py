@@ -112,31 +112,33 @@ def check_slide(tablet: str, command: Slide) -> None:
     if not (0 <= src < 9 and 0 <= dst < 9):
         raise Rejected("bad_cell", "Cells are numbered 0-8, row by row from your far edge.")
     if tablet[src] == FREE:
-        raise Rejected("no_electron", f"Cell {src} holds no electron to slide (decisions 2).")
+        raise Rejected("no_electron", f"Cell {src} holds no electron to slide.", rule="decisions 2")
     if tablet[dst] != FREE:
-        raise Rejected("space_occupied", f"Cell {dst} is not free (decisions 2).")
+        raise Rejected("space_occupied", f"Cell {dst} is not free.", rule="decisions 2")
     if dst not in NEIGHBOURS[src]:
         raise Rejected(
             "not_adjacent",
-            f"Cell {dst} is not next to cell {src}; electrons slide one space (decisions 2).",
+            f"Cell {dst} is not next to cell {src}; electrons slide one space.",
+            rule="decisions 2",
         )
 
 
 def check_active(phase: str, locked: float | None, now: float) -> None:
     """Refuse moves before the start and during a lockout (decisions 6, 7)."""
     if phase in ("waiting", "countdown"):
-        raise Rejected("not_started", "Moves before the start are refused (decisions 6).")
+        raise Rejected("not_started", "Moves before the start are refused.", rule="decisions 6")
     if locked is not None and now < locked:
         raise Rejected(
             "locked_out",
-            f"A wrong claim locked you out until {locked:.2f} s (decisions 7).",
+            f"A wrong claim locked you out until {locked:.2f} s.",
+            rule="decisions 7",
         )
 
 
 def decide(state: RaceState, seat: int, command: Any, now: float) -> list[Event]:
     """Check a race command and say what happens (rulebook "Game"; decisions 2, 6, 7)."""
     if state.phase == "over":
-        raise Rejected("game_over", "The race is over (decisions 8).")
+        raise Rejected("game_over", "The race is over.", rule="decisions 8")
     if not 0 <= seat < state.players:
         raise Rejected("bad_seat", f"There is no seat {seat} in this race.")
     if not isinstance(command, Slide | Flash | Hint):
@@ -154,7 +156,7 @@ def _flash(state: RaceState, seat: int, stack: int | None, now: float) -> list[E
     tablet = state.tablets[seat]
     if stack is not None:
         if not 0 <= stack < state.players:
-            raise Rejected("no_such_stack", f"There is no stack {stack} (decisions 4).")
+            raise Rejected("no_such_stack", f"There is no stack {stack}.", rule="decisions 4")
         if not state.stacks[stack]:
             raise Rejected("stack_empty", f"Stack {stack} has no card left to claim.")
         order = [stack]

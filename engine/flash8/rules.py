@@ -58,6 +58,7 @@ class Flash8:
             "race time limit in seconds, 0 for none (decisions 8)",
             minimum=0.0,
             maximum=7200.0,
+            when=(("mode", ("race",)),),
         ),
         OptionSpec(
             "countdown",
@@ -72,6 +73,7 @@ class Flash8:
             "bool",
             False,
             "every racer starts from one arrangement turned to their seat (decisions 6)",
+            when=(("mode", ("race",)),),
         ),
         OptionSpec("hints", "bool", False, "allow the hint command (the solver's next slide)"),
         OptionSpec(
@@ -81,6 +83,7 @@ class Flash8:
             "the solo clock in seconds (rulebook: 4 minutes)",
             minimum=5.0,
             maximum=3600.0,
+            when=(("mode", ("solo",)),),
         ),
     )
     seat_options: tuple[OptionSpec, ...] = (
@@ -89,6 +92,7 @@ class Flash8:
             "bool",
             False,
             "race with one blue electron fewer, two free spaces (rulebook 'Setup'; decisions 1)",
+            when=(("mode", ("race",)),),
         ),
     )
     #: The rules alone have no bots: the registry attaches ``engine.flash8.bots.BOTS``.
@@ -102,7 +106,7 @@ class Flash8:
     def check_seats(self, options: Mapping[str, Any], choices: Sequence[Mapping[str, Any]]) -> None:
         """The handicap is a race option: no solo seat takes it (decisions 1)."""
         if options["mode"] == "solo" and any(choice.get("handicap") for choice in choices):
-            raise Rejected("bad_option", "The handicap is for races only (decisions 1).")
+            raise Rejected("bad_option", "The handicap is for races only.", rule="decisions 1")
 
     def setup(
         self, options: Mapping[str, Any], seats: Sequence[SeatSpec], rng: random.Random

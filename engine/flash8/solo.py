@@ -140,7 +140,7 @@ def setup(options: Mapping[str, Any], rng: random.Random) -> SoloState:
 def decide(state: SoloState, seat: int, command: Any, now: float) -> list[Event]:
     """Check a solo command and say what happens (rulebook "Solo Mode: Game"; decisions 13-15)."""
     if state.phase == "over":
-        raise Rejected("game_over", "The solo game is over (decisions 15).")
+        raise Rejected("game_over", "The solo game is over.", rule="decisions 15")
     if seat != 0:
         raise Rejected("bad_seat", "Solo mode has one seat, seat 0.")
     if not isinstance(command, Slide | ClaimLine | Hint):
@@ -159,12 +159,12 @@ def _claim(state: SoloState, command: ClaimLine, now: float) -> list[Event]:
     if not 0 <= line < len(LINES):
         raise Rejected("no_such_line", "Lines are 0-2 (rows, top down) and 3-5 (columns).")
     if shape not in SHAPES:
-        raise Rejected("no_such_shape", f"Shapes are {', '.join(SHAPES)} (rulebook 'Game').")
+        raise Rejected("no_such_shape", f"Shapes are {', '.join(SHAPES)}.", rule="rulebook 'Game'")
     if line == state.token:
         raise Rejected(
             "reminder_token",
-            "The reminder token stands by that line: it may not be reproduced twice in a row "
-            '(rulebook "Solo Mode: Game" 1; decisions 13).',
+            "The reminder token stands by that line: it may not be reproduced twice in a row .",
+            rule='rulebook "Solo Mode: Game" 1; decisions 13',
         )
     colours = state.colours()
     if not matches(state.tablet, line_pattern(colours, line)):
@@ -204,7 +204,7 @@ def _hint(state: SoloState, now: float) -> HintGiven:
         if best is None or far < best[1]:
             best = (line, far)
     if best is None:
-        raise Rejected("dead_end", "No line can be reproduced (decisions 15).")
+        raise Rejected("dead_end", "No line can be reproduced.", rule="decisions 15")
     line, far = best
     step = next_slide(state.tablet, line_pattern(colours, line))
     return HintGiven(

@@ -148,13 +148,15 @@ class FlipOverFrog:
             if frog is None:
                 raise Rejected(
                     "snake_needs_frog",
-                    'A Snake may only be played on a face-up Frog (rulebook "Tile Effects").',
+                    "A Snake may only be played on a face-up Frog.",
+                    rule='rulebook "Tile Effects"',
                 )
             return [SnakePlayed(seat, tile, space, frog)]
         if stack and stack[-1][1]:
             raise Rejected(
                 "space_face_up",
-                'A Frog cannot be played on a face-up tile (rulebook "Tile Effects").',
+                "A Frog cannot be played on a face-up tile.",
+                rule='rulebook "Tile Effects"',
             )
         return [FrogPlaced(seat, tile, space, flips_for(state.board, tile, space))]
 
@@ -166,8 +168,8 @@ class FlipOverFrog:
         if not self._must_discard(state, hand):
             raise Rejected(
                 "discard_not_allowed",
-                "A Snake is discarded only when the hand holds only Snakes and no Frog is "
-                "face up (decisions 7).",
+                "A Snake is discarded only when the hand holds only Snakes and no Frog is face up.",
+                rule="decisions 7",
             )
         return [SnakeDiscarded(seat, command.tile)]
 

@@ -473,12 +473,14 @@ class NeonFlip:
             False,
             "4 seats only: Cyan with Green against Pink with Yellow, seated alternately "
             "(decisions 2).",
+            when=(("mode", ("classic", "overdrive")), ("seats", (4,))),
         ),
         OptionSpec(
             "obstacles",
             "bool",
             False,
             "2 seats only: 24 A tiles and 12 neutral B tiles instead of 36 A tiles (decisions 2).",
+            when=(("mode", ("classic", "overdrive")), ("seats", (2,))),
         ),
         OptionSpec(
             "rounds",
@@ -487,6 +489,7 @@ class NeonFlip:
             "Checkpoints before the game ends (decisions 12); 2 reproduces rulebook 2.6.",
             minimum=1,
             maximum=4,
+            when=(("mode", ("classic", "overdrive")),),
         ),
         OptionSpec(
             "clock",
@@ -495,6 +498,7 @@ class NeonFlip:
             "Neon Overdrive's game clock in minutes (decisions 14).",
             minimum=1,
             maximum=120,
+            when=(("mode", ("overdrive",)),),
         ),
         OptionSpec(
             "proto_zero",
@@ -503,6 +507,7 @@ class NeonFlip:
             "Solo only: PROTO-ZERO's level. standard: an introduction (decisions 16); "
             "overclocked: it cascades after each card and overcharge (decisions 16a).",
             choices=tuple(LEVELS),
+            when=(("mode", ("solo",)),),
         ),
     )
     seat_options: tuple[OptionSpec, ...] = ()
@@ -533,7 +538,7 @@ class NeonFlip:
         level = options.get("proto_zero", "standard")
         if options.get("mode") != "solo" and level != "standard":
             raise Rejected(
-                "bad_option", "proto_zero is an option of solo rooms only (decisions 16a)."
+                "bad_option", "proto_zero is an option of solo rooms only.", rule="decisions 16a"
             )
 
     def setup(
@@ -608,21 +613,25 @@ class NeonFlip:
         if state.phase == "objectives":
             raise Rejected(
                 "choose_objective_first",
-                "Every player keeps a Target Objective before the first turn (rulebook 2.1).",
+                "Every player keeps a Target Objective before the first turn.",
+                rule="rulebook 2.1",
             )
         if seat != state.turn:
-            raise Rejected("not_your_turn", "Only the active player acts (rulebook 2.3).")
+            raise Rejected("not_your_turn", "Only the active player acts.", rule="rulebook 2.3")
         if state.phase == "discard":
             if not isinstance(command, Discard):
                 raise Rejected(
                     "discard_first",
-                    "Discard down to 6 cards before anything else (rulebook 2.3 Phase 3).",
+                    "Discard down to 6 cards before anything else.",
+                    rule="rulebook 2.3 Phase 3",
                 )
             self._discard(out, seat, command, now, rng)
             return out.events
         if isinstance(command, Discard):
             raise Rejected(
-                "not_discarding", "Cards are discarded only in Phase 3, above 6 (decisions 8)."
+                "not_discarding",
+                "Cards are discarded only in Phase 3, above 6.",
+                rule="decisions 8",
             )
         if state.pending is not None:
             if isinstance(command, Cascade):
@@ -632,12 +641,13 @@ class NeonFlip:
             else:
                 raise Rejected(
                     "cascade_pending",
-                    "Choose the next cascade flip or stop the cascade first (decisions 4).",
+                    "Choose the next cascade flip or stop the cascade first.",
+                    rule="decisions 4",
                 )
             self._after_action(out)
             return out.events
         if isinstance(command, Cascade | StopCascade):
-            raise Rejected("no_cascade", "No cascade is waiting for a choice (decisions 4).")
+            raise Rejected("no_cascade", "No cascade is waiting for a choice.", rule="decisions 4")
         if isinstance(command, PlayCard):
             self._play(out, seat, command, rng)
         elif isinstance(command, ManualFlip):
@@ -661,11 +671,11 @@ class NeonFlip:
         player = state.players[seat]
         if state.phase != "objectives" or not player.offers:
             raise Rejected(
-                "already_chosen", "Each player keeps one objective, once (decisions 10)."
+                "already_chosen", "Each player keeps one objective, once.", rule="decisions 10"
             )
         if command.objective not in player.offers:
             raise Rejected(
-                "not_offered", "Keep one of the two objectives you were dealt (decisions 10)."
+                "not_offered", "Keep one of the two objectives you were dealt.", rule="decisions 10"
             )
         returned = next(o for o in player.offers if o != command.objective)
         out.emit(ObjectiveChosen(seat, command.objective, returned))
@@ -709,7 +719,8 @@ class NeonFlip:
             raise Rejected(
                 "bad_cascade",
                 "A cascade flips an unlocked tile of the other face next to the tile last "
-                "turned to your colour (decisions 4).",
+                "turned to your colour.",
+                rule="decisions 4",
             )
         out.emit(CascadeFlipped(seat, command.slot))
 
@@ -725,8 +736,8 @@ class NeonFlip:
         if player.energy < cost:
             raise Rejected(
                 "no_energy",
-                f"This card costs {cost} Energy (surcharge included) and you have "
-                f"{player.energy} (rulebook 2.3 Action A).",
+                f"This card costs {cost} Energy (surcharge included) and you have {player.energy}.",
+                rule="rulebook 2.3 Action A",
             )
         kind = kind_of(command.card)
         resolution = kind.effect.resolve(context(state, seat), _play_of(command))
@@ -750,14 +761,18 @@ class NeonFlip:
     def _manual_flip(self, out: _Emitter, seat: int, command: ManualFlip) -> None:
         state = out.state
         if state.manual_flips >= MANUAL_FLIPS_PER_TURN:
-            raise Rejected("flip_limit", "At most two Manual Flips per turn (rulebook 2.3 B).")
+            raise Rejected(
+                "flip_limit", "At most two Manual Flips per turn.", rule="rulebook 2.3 B"
+            )
         cost = self._cost(state, MANUAL_FLIP_COST)
         if state.players[seat].energy < cost:
-            raise Rejected("no_energy", f"A Manual Flip costs {cost} Energy now (rulebook 2.3 B).")
+            raise Rejected(
+                "no_energy", f"A Manual Flip costs {cost} Energy now.", rule="rulebook 2.3 B"
+            )
         if not 1 <= command.slot <= CELLS:
-            raise Rejected("bad_slot", "Slots are numbered 1 to 36 (decisions 3).")
+            raise Rejected("bad_slot", "Slots are numbered 1 to 36.", rule="decisions 3")
         if cell_of(command.slot) in locked_cells(state):
-            raise Rejected("locked", "Locked tiles cannot be flipped (rulebook 2.7).")
+            raise Rejected("locked", "Locked tiles cannot be flipped.", rule="rulebook 2.7")
         out.emit(ManualFlipped(seat, command.slot, cost))
 
     def _buy(self, out: _Emitter, seat: int, command: BuyCard, rng: random.Random) -> None:
@@ -765,7 +780,9 @@ class NeonFlip:
         if not command.card or command.card not in state.market:
             raise Rejected("not_in_market", "Buy a face-up card of the Active Market.")
         if state.players[seat].energy < BUY_COST:
-            raise Rejected("no_energy", "Buying a market card costs 1 Energy (rulebook 2.3 C).")
+            raise Rejected(
+                "no_energy", "Buying a market card costs 1 Energy.", rule="rulebook 2.3 C"
+            )
         if state.solo and not state.draw:
             out.emit(DeckReshuffled(_reshuffled(state, rng)))
         out.emit(CardBought(seat, command.card))
@@ -774,16 +791,20 @@ class NeonFlip:
         state = out.state
         player = state.players[seat]
         if not 1 <= command.slot <= CELLS:
-            raise Rejected("bad_slot", "Slots are numbered 1 to 36 (decisions 3).")
+            raise Rejected("bad_slot", "Slots are numbered 1 to 36.", rule="decisions 3")
         cell = cell_of(command.slot)
         if state.board[cell] != player.colour:
-            raise Rejected("not_your_colour", "Lock a tile showing your colour (rulebook 2.3 D).")
+            raise Rejected(
+                "not_your_colour", "Lock a tile showing your colour.", rule="rulebook 2.3 D"
+            )
         if cell in locked_cells(state):
             raise Rejected("already_locked", "That tile is locked already.")
         if len(player.locks) >= LOCK_LIMIT:
-            raise Rejected("lock_limit", "At most 2 of your locks on the board (rulebook 2.3 D).")
+            raise Rejected(
+                "lock_limit", "At most 2 of your locks on the board.", rule="rulebook 2.3 D"
+            )
         if player.energy < LOCK_COST:
-            raise Rejected("no_energy", "A lock costs 3 Energy (rulebook 2.3 D).")
+            raise Rejected("no_energy", "A lock costs 3 Energy.", rule="rulebook 2.3 D")
         out.emit(NodeLocked(seat, command.slot))
 
     def _ai_cascade(self, out: _Emitter, changed: Sequence[int]) -> None:

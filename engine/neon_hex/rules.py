@@ -173,9 +173,11 @@ class NeonHex:
     ) -> list[Event]:
         """The events a command causes; chance (the Risk dice) is drawn from ``rng``."""
         if state.ended is not None:
-            raise Rejected("game_over", "The game is over (decisions 7).")
+            raise Rejected("game_over", "The game is over.", rule="decisions 7")
         if seat != state.current:
-            raise Rejected("not_your_turn", "Factions act only in their own turn (decisions 3).")
+            raise Rejected(
+                "not_your_turn", "Factions act only in their own turn.", rule="decisions 3"
+            )
         if isinstance(command, EndTurn):
             return self._after_turn(state, [TurnEnded(seat, "ended")])
         if not isinstance(command, Expand):
@@ -196,37 +198,41 @@ class NeonHex:
         claims :func:`risk_claim` and refunds ``RISK_REFUND``."""
         target = command.target
         if command.kind not in ("safe", "risk"):
-            raise Rejected("bad_kind", "An expansion is 'safe' or 'risk' (decisions 6).")
+            raise Rejected("bad_kind", "An expansion is 'safe' or 'risk'.", rule="decisions 6")
         if not 0 <= target < SIZE:
-            raise Rejected("bad_hex", f"Hexes are numbered 0-{SIZE - 1} (decisions 2).")
+            raise Rejected("bad_hex", f"Hexes are numbered 0-{SIZE - 1}.", rule="decisions 2")
         if state.owners[target] != NEUTRAL:
-            raise Rejected("not_neutral", "Only a neutral hex can be claimed (decisions 6).")
+            raise Rejected("not_neutral", "Only a neutral hex can be claimed.", rule="decisions 6")
         if command.source is not None:
             if not 0 <= command.source < SIZE:
-                raise Rejected("bad_hex", f"Hexes are numbered 0-{SIZE - 1} (decisions 2).")
+                raise Rejected("bad_hex", f"Hexes are numbered 0-{SIZE - 1}.", rule="decisions 2")
             if state.owners[command.source] != seat:
                 raise Rejected(
-                    "not_your_hex", "An expansion starts from a hex you control (decisions 6)."
+                    "not_your_hex",
+                    "An expansion starts from a hex you control.",
+                    rule="decisions 6",
                 )
             if command.source not in NEIGHBOURS[target]:
                 raise Rejected(
-                    "not_adjacent", "The target must border the source hex (decisions 6)."
+                    "not_adjacent", "The target must border the source hex.", rule="decisions 6"
                 )
         if not any(state.owners[n] == seat for n in NEIGHBOURS[target]):
             raise Rejected(
                 "not_adjacent",
-                "Expansion moves only into a neutral hex beside your territory (decisions 6).",
+                "Expansion moves only into a neutral hex beside your territory.",
+                rule="decisions 6",
             )
         cost = SAFE_COST if command.kind == "safe" else RISK_COST
         if state.factions[seat].energy < cost:
             raise Rejected(
                 "not_enough_energy",
-                f"A {command.kind.title()} Expansion costs {cost} Energy (decisions 6).",
+                f"A {command.kind.title()} Expansion costs {cost} Energy.",
+                rule="decisions 6",
             )
         if command.kind == "safe":
             if command.bonus:
                 raise Rejected(
-                    "bad_bonus", "Only a Risk Expansion claims bonus hexes (decisions 6)."
+                    "bad_bonus", "Only a Risk Expansion claims bonus hexes.", rule="decisions 6"
                 )
             return Expanded(seat, target, cost)
         candidates = bonus_candidates(state.owners, target)
@@ -238,7 +244,8 @@ class NeonHex:
         ):
             raise Rejected(
                 "bad_bonus",
-                "Name at most two different neutral hexes beside the target (decisions 6).",
+                "Name at most two different neutral hexes beside the target.",
+                rule="decisions 6",
             )
         dice = (rng.randint(1, 6), rng.randint(1, 6))
         if sum(dice) < RISK_TARGET:

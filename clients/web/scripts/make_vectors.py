@@ -165,6 +165,17 @@ def codec_vectors() -> dict[str, Any]:
         m.Ok(ref=3),
         m.RoomList(ref=4, rooms=(summary,)),
         m.LobbyUpdate(rooms=(summary,), removed=("r0",)),
+        m.LobbyUpdate(
+            rooms=(
+                attrs.evolve(
+                    summary,
+                    state="finished",
+                    result=m.ResultInfo(
+                        finished=1764428460.5, winners=(0,), scores=(4.0, 2.0), reason="no_moves"
+                    ),
+                ),
+            )
+        ),
         m.RoomUpdate(info=summary),
         m.Snapshot(
             room="r1",
@@ -372,6 +383,7 @@ def schema() -> dict[str, Any]:
         m.LimitsInfo,
         m.SeatInfo,
         m.RoomSummary,
+        m.ResultInfo,
         m.OutcomeInfo,
         m.OptionInfo,
         m.GameInfo,

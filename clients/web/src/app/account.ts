@@ -1,7 +1,8 @@
 /**
  * The account corner of the ☰ menu (protocol version 5): a guest may claim the name they play
  * under with a password (`claim_name`) or sign in to an account (`sign_in`); a signed-in
- * player sees their name, a link to their games and Sign out (`revoke_session` of this
+ * player sees their name, a link to their games, their sessions (every device signed in,
+ * each signed out on its own or all but this one) and Sign out (`revoke_session` of this
  * session, then a fresh guest). The account's session token replaces the guest token in
  * storage (src/net/session.ts); the account itself (`lumin.account`: user, name, session) is
  * remembered so a reload still says who is signed in, and forgotten when a `welcome` names
@@ -9,9 +10,10 @@
  */
 
 import { ServerError } from "../protocol/errors";
-import type { Account } from "../protocol/messages";
+import type { Account, SessionInfo, Sessions } from "../protocol/messages";
 import { h, replace } from "./dom";
 import { QUICK_PLAY_VERSION } from "./quickplay";
+import { agoWords } from "./results";
 import { routeHash } from "./router";
 import type { AppState } from "./state";
 import { storage } from "./storage";
@@ -56,6 +58,7 @@ export class AccountMenu {
         this.body,
         h("p", { "data-testid": "account-state" }, `Signed in as ${account.name}.`),
         h("a.menu-link", { href: routeHash({ page: "player", user: account.user }), "data-testid": "my-games" }, "Your games"),
+        this.sessionsPanel(),
         h("button.small", { type: "button", "data-testid": "sign-out", onclick: () => void this.signOut(account) }, "Sign out"),
       );
       return;
@@ -94,6 +97,53 @@ export class AccountMenu {
     replace(this.body, form);
   }
 
+  /** "Your sessions": every device signed in to the account (`list_sessions`), each but this
+   *  one with "Sign out that device", and "Sign out everywhere else" (`revoke_session`). */
+  private sessionsPanel(): HTMLElement {
+    const list = h("div.session-list", { "aria-live": "polite" });
+    const panel = h("details.sessions", { "data-testid": "sessions" }, h("summary", { "data-testid": "sessions-toggle" }, "Your sessions"), list) as HTMLDetailsElement;
+    const load = (): void => {
+      replace(list, h("p.muted", null, "Loading your sessions…"));
+      this.app.session
+        .request<Sessions>({ type: "list_sessions" })
+        .then((answer) => replace(list, ...this.sessionRows(answer.sessions, load)))
+        .catch((error: unknown) => replace(list, h("p.error-line", { role: "alert" }, error instanceof ServerError ? error.message : String(error))));
+    };
+    panel.addEventListener("toggle", () => {
+      if (panel.open) load();
+    });
+    return panel;
+  }
+
+  private sessionRows(sessions: readonly SessionInfo[], reload: () => void): HTMLElement[] {
+    const now = this.app.session.serverNow();
+    const revoke = (session: string | null, button: HTMLButtonElement): void => {
+      button.disabled = true;
+      this.app.session
+        .request(session === null ? { type: "revoke_session" } : { type: "revoke_session", session })
+        .then(reload, (error: unknown) => {
+          button.disabled = false;
+          button.textContent = error instanceof ServerError ? error.message : String(error);
+        });
+    };
+    const rows = sessions.map((info) => {
+      const device = deviceWords(info.client);
+      const out = h("button.small", { type: "button", "data-testid": "revoke-session" }, "Sign out that device") as HTMLButtonElement;
+      out.onclick = () => revoke(info.session, out);
+      return h(
+        `li${info.current ? ".current" : ""}`,
+        { "data-session": info.session, "data-testid": info.current ? "this-session" : "other-session" },
+        h("span", null, info.current ? `${device} (this device)` : device),
+        h("span.muted", null, ` · signed in ${agoWords(info.created, now)} · last seen ${agoWords(info.last_seen, now)} `),
+        info.current ? null : out,
+      );
+    });
+    const others = sessions.filter((info) => !info.current).length;
+    const everywhere = h("button.small", { type: "button", "data-testid": "revoke-others", disabled: others === 0 }, "Sign out everywhere else") as HTMLButtonElement;
+    everywhere.onclick = () => revoke(null, everywhere);
+    return [h("ul.session-rows", null, rows), others ? everywhere : h("p.muted", null, "No other device is signed in.")];
+  }
+
   private async submit(name: string, password: string, problem: HTMLElement): Promise<void> {
     if (!name || !password) return;
     problem.textContent = "";
@@ -114,4 +164,12 @@ export class AccountMenu {
     await this.app.session.signOut(account.session);
     this.draw();
   }
+}
+
+/** A session's client in words ("A browser"), never its raw client id. */
+export function deviceWords(client: string): string {
+  const id = client.trim().toLowerCase();
+  if (id.startsWith("lumin-web")) return "A browser";
+  if (id.startsWith("lumin-python") || id.includes("sdk") || id.includes("bot")) return "A program or the terminal";
+  return "A device";
 }

@@ -34,6 +34,19 @@ export function seatRange(game: GameInfo, options: Data): { min: number; max: nu
   return game.seats.length === 0 ? { min: 1, max: 8 } : null;
 }
 
+/**
+ * Whether an option means anything in a room with these options and seat count (version 6's
+ * `OptionInfo.when`: each key an other option, or `seats`, with the values under which it
+ * applies; all must hold). An option from an older server, without `when`, always applies.
+ */
+export function applies(option: OptionInfo, game: GameInfo, options: Data, seats: number): boolean {
+  const values = { ...defaults(game.options), ...options };
+  return Object.entries(option.when ?? {}).every(([name, allowed]) => {
+    const list = Array.isArray(allowed) ? (allowed as unknown[]) : [];
+    return list.includes(name === "seats" ? seats : values[name]);
+  });
+}
+
 /** Every option's default. */
 export function defaults(options: readonly OptionInfo[]): Data {
   return Object.fromEntries(options.map((option) => [option.name, option.default]));
@@ -62,19 +75,21 @@ export function resizeSeats(plan: CreatePlan, count: number): void {
   plan.seats.length = count;
 }
 
-/** The `create_room` request a plan describes; options equal to their default are left out. */
+/** The `create_room` request a plan describes; options equal to their default, and those that
+ *  do not apply to the plan's mode and seat count (hidden in the form), are left out. */
 export function buildCreateRoom(plan: CreatePlan): ClientMessage {
   const options: Data = {};
+  const count = plan.seats.length;
   for (const option of plan.game.options) {
     const value = plan.options[option.name];
-    if (value !== undefined && value !== option.default) options[option.name] = value;
+    if (value !== undefined && value !== option.default && applies(option, plan.game, plan.options, count)) options[option.name] = value;
   }
   let sit: number | null = null;
   const seats: SeatChoice[] = plan.seats.map(({ plan: who, choices }, index) => {
     const seatChoices: Data = {};
     for (const option of plan.game.seat_options) {
       const value = choices[option.name];
-      if (value !== undefined && value !== option.default) seatChoices[option.name] = value;
+      if (value !== undefined && value !== option.default && applies(option, plan.game, plan.options, count)) seatChoices[option.name] = value;
     }
     const choice: SeatChoice = {};
     if (who.who === "bot") {
@@ -106,6 +121,7 @@ export function planProblem(plan: CreatePlan): string | null {
   }
   if (plan.seats.filter((seat) => seat.plan.who === "me").length > 1) return "You can sit in one seat only.";
   for (const option of plan.game.options) {
+    if (!applies(option, plan.game, plan.options, plan.seats.length)) continue; // hidden, not sent
     const problem = optionProblem(option, plan.options[option.name]);
     if (problem) return problem;
   }

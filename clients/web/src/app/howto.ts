@@ -12,7 +12,7 @@ export class HowToPage implements Page {
 
   constructor(game: string) {
     replace(this.element, h("p.muted", null, "Loading…"));
-    void import("./howto_content").then(({ HOW_TO }) => {
+    void Promise.all([import("./howto_content"), import("./howto_diagrams")]).then(([{ HOW_TO }, { howToDiagram }]) => {
       const page = HOW_TO.find((item) => item.id === game) ?? HOW_TO[0]!;
       setTitle(`How to play ${page.name}`);
       replace(
@@ -28,6 +28,7 @@ export class HowToPage implements Page {
           h("h2.neon", null, page.name),
           h("p.tagline", null, page.tagline),
           h("p.muted", null, page.players),
+          howToDiagram(page.id),
           page.sections.map((section) =>
             h(
               "section",

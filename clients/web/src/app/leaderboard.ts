@@ -8,6 +8,8 @@
 import { h, replace } from "./dom";
 import type { Page } from "./page";
 import { changeText, ratingText } from "./rating";
+import type { HighScore } from "../boards/flash8/view";
+import { agoWords } from "./results";
 import { routeHash } from "./router";
 import type { AppState } from "./state";
 
@@ -92,6 +94,7 @@ function when(seconds: number): string {
 export class LeaderboardPage implements Page {
   readonly element = h("main.page.leaderboard", { "data-page": "leaderboard" });
   private readonly table = h("div.leaderboard-table", { "aria-live": "polite" });
+  private readonly solo = h("div.high-scores", { "aria-live": "polite", "data-testid": "high-scores" });
 
   constructor(
     private readonly app: AppState,
@@ -123,6 +126,10 @@ export class LeaderboardPage implements Page {
       ),
     );
     this.load();
+    if (game === "flash8") {
+      this.element.append(h("section.panel", { "aria-labelledby": "solo-title" }, h("h2#solo-title", null, "Flash 8 solo: high scores"), h("p.muted", null, "The fewest cards left in the reserve when the solo clock stopped; lower is better."), this.solo));
+      loadHighScores(this.solo, "highscores", this.app);
+    }
   }
 
   destroy(): void {}
@@ -164,20 +171,62 @@ export class LeaderboardPage implements Page {
   }
 }
 
+/** `GET /highscores` (everyone's, or one account's with `?user=`) drawn into `area` as a
+ *  table: place, player (linked to their page), cards left, the rank's name, when, replay. */
+function loadHighScores(area: HTMLElement, path: string, app: AppState, mine = false): void {
+  replace(area, h("p.muted", null, "Loading…"));
+  getJson<{ high_scores: HighScore[] }>(path).then(
+    (answer) => {
+      if (!answer.high_scores.length) {
+        replace(area, h("p.muted.empty", { "data-testid": "high-scores-empty" }, mine ? "No Flash 8 solo games yet." : "No Flash 8 solo high scores yet."));
+        return;
+      }
+      const now = app.session.serverNow();
+      replace(
+        area,
+        h(
+          "table.ranks",
+          { "data-testid": "high-score-table" },
+          h("thead", null, h("tr", null, h("th", null, "#"), h("th", null, "Player"), h("th", null, "Cards left"), h("th", null, "Rank"), h("th", null, "When"), h("th", null, "Replay"))),
+          h(
+            "tbody",
+            null,
+            answer.high_scores.map((entry, index) =>
+              h(
+                `tr${entry.player_id && entry.player_id === app.session.user ? ".me" : ""}`,
+                { "data-room": entry.room },
+                h("td", null, String(index + 1)),
+                h("td", null, entry.player_id ? h("a", { href: routeHash({ page: "player", user: entry.player_id }) }, entry.player) : entry.player),
+                h("td.score", null, String(entry.score)),
+                h("td", null, entry.rank),
+                h("td.muted", null, agoWords(entry.at, now)),
+                h("td", null, h("a.button.small", { href: routeHash({ page: "replay", room: entry.room, viewer: 0 }) }, "Replay")),
+              ),
+            ),
+          ),
+        ),
+      );
+    },
+    (error: unknown) => replace(area, h("p.error-line", { role: "alert" }, `The high scores are unavailable. ${error instanceof Error ? error.message : String(error)}`)),
+  );
+}
+
 export class PlayerPage implements Page {
   readonly element = h("main.page.player", { "data-page": "player" });
   private readonly ratingsArea = h("div.player-ratings");
   private readonly games = h("div.player-games", { "aria-live": "polite" });
   private readonly title = h("h2#player-title", null, "A player");
+  private readonly solo = h("div.high-scores", { "aria-live": "polite", "data-testid": "player-high-scores" });
 
   constructor(
     private readonly app: AppState,
     private readonly user: string,
   ) {
     this.element.append(
-      h("section.panel", { "aria-labelledby": "player-title" }, this.title, this.ratingsArea, h("h3", null, "Recent games"), this.games),
+      h("section.panel", { "aria-labelledby": "player-title" }, this.title, this.ratingsArea, h("h3", null, "Recent games"), this.games, h("h3", null, "Flash 8 solo: best scores"), this.solo),
     );
     this.load();
+    loadHighScores(this.solo, `highscores?user=${encodeURIComponent(this.user)}`, this.app, true);
   }
 
   destroy(): void {}

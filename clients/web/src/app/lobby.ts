@@ -7,6 +7,7 @@
 import type { GameInfo, RoomCreated, RoomList, RoomSummary } from "../protocol/messages";
 import { ServerError } from "../protocol/errors";
 import {
+  applies,
   buildCreateRoom,
   type CreatePlan,
   initialPlan,
@@ -21,7 +22,8 @@ import { h, replace } from "./dom";
 import type { Page } from "./page";
 import { QuickPlayPanel } from "./quickplay";
 import { ratingTag } from "./rating";
-import { navigate, parseJoin } from "./router";
+import { navigate, parseJoin, routeHash } from "./router";
+import { resultLine } from "./results";
 import { type AppState, seatLabel } from "./state";
 
 export class LobbyPage implements Page {
@@ -189,7 +191,8 @@ export class LobbyPage implements Page {
     this.drawMine();
     const all = [...this.rooms.values()];
     const live = all.filter((room) => room.state !== "finished").sort((a, b) => b.created - a.created);
-    const done = all.filter((room) => room.state === "finished").sort((a, b) => b.created - a.created);
+    // Most recently finished first (the server's order), as far as the results say when.
+    const done = all.filter((room) => room.state === "finished").sort((a, b) => (b.result?.finished ?? b.created) - (a.result?.finished ?? a.created));
     replace(this.list, live.length ? live.map((room) => this.roomCard(room)) : h("p.muted.empty", null, "No open rooms yet: create one."));
     replace(this.finished, done.length ? done.slice(0, 50).map((room) => this.roomCard(room)) : h("p.muted.empty", null, "No finished games yet."));
   }
@@ -222,11 +225,13 @@ export class LobbyPage implements Page {
       }
       actions.push(h("button.small", { type: "button", onclick: () => navigate({ page: "room", room: room.room, code: null }) }, "Watch"));
     }
+    const result = room.state === "finished" ? resultLine(room, this.app.session.serverNow()) : null;
     return h(
       "article.room-card",
       { "data-room": room.room, "data-state": room.state, "data-game": room.game },
       h("header", null, h("strong.game-name", null, this.app.gameName(room.game)), h(`span.state.state-${room.state}`, null, stateLabel(room.state))),
       h("div.players", null, players),
+      result ? h("a.result-line", { href: routeHash({ page: "replay", room: room.room, viewer: null }), "data-testid": "result-line", title: "Watch the replay" }, result) : null,
       h(
         "footer",
         null,
@@ -358,6 +363,11 @@ export class LobbyPage implements Page {
     count.max = String(range?.max ?? 1);
     if (setCount) count.value = String(plan.seats.length);
     help.textContent = range ? (range.min === range.max ? `exactly ${range.min}` : `${range.min} to ${range.max}`) : "no seat count suits these options";
+    // Options that do not apply to this mode and seat count are hidden (and not sent).
+    for (const option of plan.game.options) {
+      const field = this.createArea.querySelector<HTMLElement>(`[data-option="${CSS.escape(option.name)}"]`)?.closest<HTMLElement>(".field");
+      if (field) field.hidden = !applies(option, plan.game, plan.options, plan.seats.length);
+    }
     const focused = document.activeElement?.id ?? null;
     replace(list, plan.seats.map((_seat, index) => this.seatRow(plan, index)));
     if (focused && list.querySelector(`#${CSS.escape(focused)}`)) document.getElementById(focused)?.focus();
@@ -385,11 +395,13 @@ export class LobbyPage implements Page {
       seat.plan = next;
       this.drawSeats();
     };
-    const choices = plan.game.seat_options.map((option) =>
-      optionControl(option, seat.choices[option.name], `seat-${index}`, (value) => {
-        seat.choices[option.name] = value;
-      }),
-    );
+    const choices = plan.game.seat_options
+      .filter((option) => applies(option, plan.game, plan.options, plan.seats.length))
+      .map((option) =>
+        optionControl(option, seat.choices[option.name], `seat-${index}`, (value) => {
+          seat.choices[option.name] = value;
+        }),
+      );
     return h(
       "li.seat-row",
       null,

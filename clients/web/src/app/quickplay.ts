@@ -2,7 +2,9 @@
  * Quick play in the lobby (protocol version 5): "Play now" for a game and seat count, with
  * how long the player would wait before bots fill the empty seats (never, 10 s, 30 s). While
  * the server looks for players the panel says so with a Cancel button; `matched` (handled by
- * the app, on any page) lands the player in the room. The game's default options are played.
+ * the app, on any page) lands the player in the room. A game with modes (Neon Flip's classic
+ * and overdrive, Flash 8's race) offers those a table of people can play (`play_now`'s
+ * `options`); its other options are the defaults.
  */
 
 import { ServerError } from "../protocol/errors";
@@ -24,6 +26,8 @@ export const BOT_WAITS: readonly { seconds: number | null; text: string }[] = [
 /** What the player is queued for, while the server looks for players. */
 export interface QuickTicket {
   game: string;
+  /** The game's mode, for a game with modes (null: the game has none). */
+  mode: string | null;
   seats: number;
   botWait: number | null;
   /** When the wait began (`Date.now()`). */
@@ -34,7 +38,8 @@ export interface QuickTicket {
 export function waitingSentence(ticket: QuickTicket, gameName: string, now: number): string {
   const waited = Math.max(0, Math.floor((now - ticket.since) / 1000));
   const bots = ticket.botWait === null ? "" : waited >= ticket.botWait ? " Bots are taking the empty seats…" : ` Bots fill the empty seats in ${ticket.botWait - waited} s.`;
-  return `Looking for players for ${gameName} with ${ticket.seats} seats… (${waited} s)${bots}`;
+  const mode = ticket.mode ? ` (${modeName(ticket.mode)})` : "";
+  return `Looking for players for ${gameName}${mode} with ${ticket.seats} seats… (${waited} s)${bots}`;
 }
 
 export class QuickPlayPanel {
@@ -44,6 +49,7 @@ export class QuickPlayPanel {
   private games: GameInfo[] = [];
   private game: GameInfo | null = null;
   private seats = 2;
+  private mode: string | null = null;
   private botWait: number | null = null;
   private timer: number | null = null;
   private readonly offs: (() => void)[] = [];
@@ -69,9 +75,11 @@ export class QuickPlayPanel {
     this.stopTimer();
   }
 
-  private choose(game: GameInfo | null): void {
+  private choose(game: GameInfo | null, mode: string | null = null): void {
     this.game = game;
-    const seats = game ? range(game) : null;
+    const modes = game ? quickModes(game) : [];
+    this.mode = mode !== null && modes.includes(mode) ? mode : (modes[0] ?? null);
+    const seats = game ? range(game, this.mode) : null;
     if (seats) this.seats = Math.min(seats.max, Math.max(seats.min, this.seats));
   }
 
@@ -93,7 +101,18 @@ export class QuickPlayPanel {
       replace(this.body, h("p.muted", null, this.games.length ? "" : "Loading the games…"));
       return;
     }
-    const seats = range(game)!;
+    const seats = range(game, this.mode)!;
+    const modes = quickModes(game);
+    const modeSelect = h(
+      "select#quick-mode",
+      { "data-testid": "quick-mode" },
+      modes.map((mode) => h("option", { value: mode, selected: mode === this.mode }, modeName(mode))),
+    );
+    modeSelect.onchange = () => {
+      this.choose(game, modeSelect.value);
+      this.draw();
+      document.getElementById("quick-mode")?.focus();
+    };
     const gameSelect = h(
       "select#quick-game",
       { "data-testid": "quick-game" },
@@ -127,6 +146,7 @@ export class QuickPlayPanel {
           },
         },
         h("div.field", null, h("label", { for: "quick-game" }, "Game"), gameSelect),
+        modes.length ? h("div.field", null, h("label", { for: "quick-mode" }, "Mode"), modeSelect) : null,
         h("div.field", null, h("label", { for: "quick-seats" }, "Table"), count),
         h("div.field", null, h("label", { for: "quick-bots" }, "Waiting"), wait),
         h("button.primary", { type: "submit", "data-testid": "quick-play-now" }, "Play now"),
@@ -138,9 +158,10 @@ export class QuickPlayPanel {
     const game = this.game;
     if (!game) return;
     this.problem.textContent = "";
-    const ticket: QuickTicket = { game: game.id, seats: this.seats, botWait: this.botWait, since: Date.now() };
+    const ticket: QuickTicket = { game: game.id, mode: this.mode, seats: this.seats, botWait: this.botWait, since: Date.now() };
     this.app.setQuick(ticket);
-    this.app.session.request({ type: "play_now", game: game.id, seats: this.seats, bot_wait: this.botWait }).catch((error: unknown) => {
+    const options = this.mode === null ? {} : { mode: this.mode };
+    this.app.session.request({ type: "play_now", game: game.id, seats: this.seats, options, bot_wait: this.botWait }).catch((error: unknown) => {
       if (this.app.quick === ticket) this.app.setQuick(null);
       this.problem.textContent = error instanceof ServerError ? error.message : String(error);
     });
@@ -159,8 +180,23 @@ export class QuickPlayPanel {
   }
 }
 
-/** The seat counts a game's default options allow, when it is played by more than one. */
-function range(game: GameInfo): { min: number; max: number } | null {
-  const seats = seatRange(game, {});
+/** The seat counts a game allows in `mode` (its default options otherwise), when it is played
+ *  by more than one. */
+function range(game: GameInfo, mode: string | null = null): { min: number; max: number } | null {
+  const seats = seatRange(game, mode === null ? {} : { mode });
   return seats && seats.max >= 2 ? { min: Math.max(2, seats.min), max: seats.max } : null;
+}
+
+/** The modes of a game (its `mode` choice option) that a table of people can play: Neon
+ *  Flip's classic and overdrive, Flash 8's race (solo games are for one). */
+export function quickModes(game: GameInfo): string[] {
+  const option = game.options.find((o) => o.name === "mode" && o.kind === "choice");
+  if (!option) return [];
+  return option.choices.map(String).filter((mode) => range(game, mode) !== null);
+}
+
+/** A mode's name for players: "overdrive" → "Overdrive". */
+export function modeName(mode: string): string {
+  const text = mode.replace(/_/g, " ");
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }

@@ -97,23 +97,57 @@ export function endingSentence(reason: string): string {
   return `${text.charAt(0).toUpperCase()}${text.slice(1)}.`;
 }
 
-/** Any JSON-like value as nested definition lists / lists (for `details`). */
-export function renderData(value: unknown, depth = 0): HTMLElement | string {
+/** Keys whose numbers are moments (server time, seconds since the epoch). */
+const MOMENT_KEYS = /^(at|started|finished|ended|revealed)$|_at$/;
+/** Keys whose numbers are lengths of time in seconds. */
+const DURATION_KEYS = /^(took|duration|seconds|behind|elapsed|lockout|time_limit|countdown)$|_seconds$/;
+
+/** Seconds as a length of time in words: "0.8 s", "42 s", "3 min 20 s", "1 h 5 min". */
+export function durationWords(seconds: number): string {
+  if (!Number.isFinite(seconds)) return "—";
+  const s = Math.max(0, seconds);
+  if (s < 10) return `${s.toFixed(1)} s`;
+  if (s < 60) return `${Math.round(s)} s`;
+  const whole = Math.round(s);
+  const hours = Math.floor(whole / 3600);
+  const minutes = Math.floor((whole % 3600) / 60);
+  const rest = whole % 60;
+  if (hours) return minutes ? `${hours} h ${minutes} min` : `${hours} h`;
+  return rest ? `${minutes} min ${rest} s` : `${minutes} min`;
+}
+
+/** A moment (seconds since the epoch) as a clock time: "14:03:12". */
+export function clockWords(moment: number): string {
+  return new Date(moment * 1000).toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+}
+
+/** A number of `details` in words by what its key says it is: a moment as a clock time, a
+ *  length of time as a duration, anything else as it is (two decimals at most). */
+function numberWords(value: number, key: string | null): string {
+  if (key !== null && MOMENT_KEYS.test(key) && value > 1e8) return clockWords(value);
+  if (key !== null && DURATION_KEYS.test(key)) return durationWords(value);
+  return Number.isInteger(value) ? String(value) : value.toFixed(2);
+}
+
+/** Any JSON-like value as nested definition lists / lists (for `details`); numbers under a
+ *  key that names a moment or a length of time are said as clock times and durations, never
+ *  as raw epoch seconds. */
+export function renderData(value: unknown, depth = 0, key: string | null = null): HTMLElement | string {
   if (value === null || value === undefined) return "—";
   if (Array.isArray(value)) {
-    if (value.every((item) => item === null || typeof item !== "object")) return value.map((item) => (item === null ? "—" : String(item))).join(", ");
+    if (value.every((item) => item === null || typeof item !== "object")) return value.map((item) => (item === null ? "—" : typeof item === "number" ? numberWords(item, key) : String(item))).join(", ");
     if (depth > 4) return JSON.stringify(value);
-    return h("ol.data-list", null, value.map((item) => h("li", null, renderData(item, depth + 1))));
+    return h("ol.data-list", null, value.map((item) => h("li", null, renderData(item, depth + 1, key))));
   }
   if (typeof value === "object") {
     if (depth > 4) return JSON.stringify(value);
     return h(
       "dl.data-map",
       null,
-      Object.entries(value as Data).map(([key, item]) => [h("dt", null, words(key)), h("dd", null, renderData(item, depth + 1))]),
+      Object.entries(value as Data).map(([name, item]) => [h("dt", null, words(name)), h("dd", null, renderData(item, depth + 1, name))]),
     );
   }
-  if (typeof value === "number") return Number.isInteger(value) ? String(value) : value.toFixed(2);
+  if (typeof value === "number") return numberWords(value, key);
   return String(value);
 }
 

@@ -12,6 +12,8 @@ export interface FakeContextOptions {
   /** The seat seen from; null for a spectator (default 0). */
   seat?: number | null;
   readOnly?: boolean;
+  /** A replay seen from `seat`: the board names the seat, never "you". */
+  seenAs?: boolean;
   /** The fake server clock's start (room seconds, default 0). */
   now?: number;
   names?: string[];
@@ -45,6 +47,7 @@ export function fakeContext(options: FakeContextOptions = {}): FakeContext {
   const context: BoardContext = {
     seat,
     readOnly: options.readOnly ?? seat === null,
+    seenAs: options.seenAs ?? false,
     act: vi.fn(async (command: Command) => {
       acts.push(command);
       if (holding) await new Promise<void>((resolve) => pending.push(resolve));

@@ -27,8 +27,9 @@ import { applyDelta, fromSnapshot, type RoomView } from "./roomview";
 
 /** The protocol versions this client speaks (2 adds `moved` and `try_again`; 3 adds the
  *  operator's `message` to `room_closed` and `kicked`; 4 adds `set_name`; 5 adds accounts,
- *  ratings and quick play). */
-export const SUPPORTED_VERSIONS: readonly number[] = [1, 2, 3, 4, 5];
+ *  ratings and quick play; 6 adds finished games' results in the lobby and when an option
+ *  applies). */
+export const SUPPORTED_VERSIONS: readonly number[] = [1, 2, 3, 4, 5, 6];
 /** The first version whose server takes `set_name` (renaming without reconnecting). */
 export const NAME_VERSION = 4;
 

@@ -46,6 +46,17 @@ export interface RoomSummary {
   commitment: string;
   turn_clock: number | null;
   created: number;
+  /** Version 6: a finished game's result (null while it plays, and from older servers). */
+  result: ResultInfo | null;
+}
+
+/** Version 6: a finished game's result as the lobby lists it (docs/protocol.md `ResultInfo`). */
+export interface ResultInfo {
+  /** Server time the game ended, seconds since the epoch. */
+  finished: number;
+  winners: number[];
+  scores: number[];
+  reason: string;
 }
 
 export interface OutcomeInfo {
@@ -79,6 +90,9 @@ export interface OptionInfo {
   choices: unknown[];
   minimum: number | null;
   maximum: number | null;
+  /** Version 6: when it applies, `{option or "seats": allowed values}`; `{}` (and from older
+   *  servers): always. */
+  when: Data;
 }
 
 /** Seat counts allowed when the room's options match `when` (first match wins). */
@@ -299,6 +313,13 @@ export const STRUCTURES: Readonly<Record<string, Schema>> = {
     commitment: ["str", ""],
     turn_clock: ["float?", null],
     created: ["float", 0],
+    result: ["ResultInfo?", null],
+  },
+  ResultInfo: {
+    finished: ["float"],
+    winners: ["list<int>", []],
+    scores: ["list<float>", []],
+    reason: ["str", ""],
   },
   OutcomeInfo: {
     ranks: ["list<int>"],
@@ -316,6 +337,7 @@ export const STRUCTURES: Readonly<Record<string, Schema>> = {
     choices: ["list", []],
     minimum: ["float?", null],
     maximum: ["float?", null],
+    when: ["map", {}],
   },
   SessionInfo: {
     session: ["str"],

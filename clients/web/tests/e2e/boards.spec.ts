@@ -79,12 +79,27 @@ test("phone-sized lobby and board", async ({ browser }) => {
 test("how-to pages and the sound settings", async ({ browser }) => {
   const ada = await player(browser, "Ada");
   const { page } = ada;
-  for (const game of ["flip_over_frog", "neon_hex", "flash8", "neon_flip"]) {
-    await page.goto(`/#/howto/${game}`);
-    await expect(page.locator(`.rules[data-game="${game}"] h3`).first()).toBeVisible();
-    expect(await page.locator(".rules section").count()).toBeGreaterThanOrEqual(4);
+  for (const size of [{ width: 1280, height: 800 }, { width: 390, height: 844 }]) {
+    await page.setViewportSize(size);
+    for (const game of ["flip_over_frog", "neon_hex", "flash8", "neon_flip"]) {
+      await page.goto(`/#/howto/${game}`);
+      await expect(page.locator(`.rules[data-game="${game}"] h3`).first()).toBeVisible();
+      expect(await page.locator(".rules section").count()).toBeGreaterThanOrEqual(4);
+      // A board diagram, before and after, readable: inside the page's width, text >= 14 px.
+      const diagram = page.getByTestId("howto-diagram");
+      await expect(diagram.locator("svg")).toHaveCount(2);
+      const fit = await diagram.evaluate((figure) => {
+        const svgs = [...figure.querySelectorAll("svg")];
+        const smallest = Math.min(...svgs.flatMap((drawn) => [...drawn.querySelectorAll("text")].map((text) => Number(text.getAttribute("font-size")) * (drawn.getBoundingClientRect().width / 260))));
+        const right = Math.max(...svgs.map((drawn) => drawn.getBoundingClientRect().right));
+        return { smallest, right, width: document.documentElement.clientWidth };
+      });
+      expect(fit.smallest).toBeGreaterThanOrEqual(14);
+      expect(fit.right).toBeLessThanOrEqual(fit.width);
+      await shot(page, `howto-${game}-${size.width}`, false);
+    }
   }
-  await shot(page, "howto-neon_flip");
+  await page.setViewportSize({ width: 1280, height: 900 });
   // Sound and music settings persist across reloads.
   await page.getByTestId("sound-toggle").click();
   await page.getByTestId("music-toggle").click();

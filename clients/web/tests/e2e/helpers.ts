@@ -68,13 +68,18 @@ export async function createRoom(
   const form = page.getByTestId("create-form");
   await expect(form).toBeVisible();
   await page.getByTestId("create-game").selectOption(game);
+  const count = page.getByTestId("create-seats");
+  // The seat count first, then the options (the form shows only those that apply to the mode
+  // and seat count, e.g. Neon Flip's teams at 4 seats), then the count again (a mode may
+  // change the seats allowed).
+  await count.fill(String(seats.length));
+  await count.dispatchEvent("change");
   for (const [name, value] of Object.entries(options)) {
     const control = form.locator(`[data-option="${name}"]`).first();
     if (typeof value === "boolean") await control.setChecked(value);
     else if ((await control.evaluate((el) => el.tagName)) === "SELECT") await control.selectOption(value);
     else await control.fill(value);
   }
-  const count = page.getByTestId("create-seats");
   await count.fill(String(seats.length));
   await count.dispatchEvent("change");
   for (const [index, seat] of seats.entries()) {

@@ -228,6 +228,21 @@ test("Cyber-Solitaire against PROTO-ZERO, to the end, on a phone", async ({ brow
   // The grid fits the phone: nothing scrolls sideways.
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
   await chooseObjective(page);
+  // A hand of 7 or 8 cards (mid-turn, before the discard) stays on one row, each card a
+  // target of 44 px at least: drawn here by adding copies of a card to the hand.
+  await page.locator(".nf-hand").evaluate((hand) => {
+    const first = hand.querySelector(".nf-card")!;
+    while (hand.querySelectorAll(".nf-card").length < 8) hand.append(Object.assign(first.cloneNode(true) as Element, { className: `${first.className} e2e-copy` }));
+  });
+  await shot(page, "neon-flip-hand-of-8-390", false);
+  const row = await page.locator(".nf-hand").evaluate((hand) => {
+    const cards = [...hand.querySelectorAll(".nf-card")].map((card) => card.getBoundingClientRect());
+    const seen = { tops: new Set(cards.map((box) => Math.round(box.top))).size, narrowest: Math.min(...cards.map((box) => box.width)), page: document.documentElement.scrollWidth };
+    for (const copy of hand.querySelectorAll(".e2e-copy")) copy.remove();
+    return seen;
+  });
+  expect(row).toEqual({ tops: 1, narrowest: expect.any(Number), page: 390 });
+  expect(row.narrowest).toBeGreaterThanOrEqual(44);
 
   let turns = 0;
   let sawAi = false;

@@ -249,7 +249,7 @@ const NEON_FLIP: Game[] = [
   { game: "neon_flip", mode: "classic", seats: ["me", "bot:bot"], options: { rounds: "1" }, parts: NF_PARTS, move: neonFlipMove, played: boughtSome },
   { game: "neon_flip", mode: "teams", seats: ["me", "bot:bot", "bot:bot", "bot:bot"], options: { rounds: "1", teams: true }, parts: NF_PARTS, move: neonFlipMove, played: boughtSome },
   { game: "neon_flip", mode: "overdrive", seats: ["me", "bot:bot"], options: { mode: "overdrive", rounds: "1", clock: "1" }, parts: NF_PARTS, move: neonFlipMove, played: boughtSome },
-  { game: "neon_flip", mode: "solo", seats: ["me"], options: { mode: "solo", rounds: "1" }, parts: NF_PARTS, move: neonFlipMove, played: boughtSome },
+  { game: "neon_flip", mode: "solo", seats: ["me"], options: { mode: "solo" }, parts: NF_PARTS, move: neonFlipMove, played: boughtSome },
 ];
 
 const GAMES: Game[] = [FROG, HEX, RACE, SOLO, ...NEON_FLIP];

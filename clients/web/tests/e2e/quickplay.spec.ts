@@ -1,10 +1,12 @@
 /**
  * Quick play: two people press "Play now" for a two-seat Flip Over Frog table (people only),
  * land in the same room, play it to the end and see their new ratings (a rated game: two
- * humans, no bots). Before that, one of them queues and cancels.
+ * humans, no bots). Before that, one of them queues and cancels. Then accounts: claiming a name,
+ * signing in elsewhere, the ☰ menu's "Your sessions" signing other devices out, and an
+ * account's Flash 8 solo score on the leaderboard page and the player's page.
  */
 import { expect, type Page, test } from "@playwright/test";
-import { player, shot } from "./helpers";
+import { createRoom, player, shot, start } from "./helpers";
 
 async function playNow(page: Page): Promise<void> {
   const panel = page.getByTestId("quick-play");
@@ -144,8 +146,56 @@ test("a guest claims their name, signs in from another browser, and signs out", 
   await expect.poll(() => other.page.evaluate(() => localStorage.getItem("lumin.token"))).not.toBe(token);
   await cy.page.reload();
   await expect(cy.page.getByTestId("account-toggle")).toHaveText("✓ Cy Claims");
+
+  // "Your sessions": a third browser signs in; Cy signs that device out from the list, then,
+  // once it is back, signs out everywhere else. Each time the third browser is a guest again.
+  const third = await player(browser, "Third");
+  const thirdMenu = third.page.getByTestId("account");
+  const signIn = async () => {
+    if (!(await thirdMenu.evaluate((menu) => (menu as HTMLDetailsElement).open))) await thirdMenu.getByTestId("account-toggle").click();
+    if ((await thirdMenu.getByTestId("account-switch").textContent()) === "I have an account") await thirdMenu.getByTestId("account-switch").click();
+    await thirdMenu.getByTestId("account-name").fill("cy claims");
+    await thirdMenu.getByTestId("account-password").fill("correct horse battery");
+    await thirdMenu.getByTestId("account-submit").click();
+    await expect(thirdMenu.getByTestId("account-state")).toHaveText("Signed in as Cy Claims.");
+  };
+  await signIn();
+  const mine = cy.page.getByTestId("account");
+  await mine.getByTestId("account-toggle").click();
+  await mine.getByTestId("sessions-toggle").click();
+  await expect(mine.getByTestId("this-session")).toHaveCount(1);
+  await expect(mine.getByTestId("this-session")).toContainText("(this device)");
+  await expect(mine.getByTestId("other-session")).toHaveCount(1);
+  await shot(cy.page, "sessions-1280");
+  await mine.getByTestId("other-session").getByTestId("revoke-session").click();
+  await expect(mine.getByTestId("other-session")).toHaveCount(0);
+  await expect(thirdMenu.getByTestId("account-toggle")).toHaveText("Sign in");
+  await signIn();
+  await mine.getByTestId("sessions-toggle").click(); // closed, then opened again: a fresh list
+  await mine.getByTestId("sessions-toggle").click();
+  await expect(mine.getByTestId("other-session")).toHaveCount(1);
+  await mine.getByTestId("revoke-others").click();
+  await expect(mine.getByTestId("other-session")).toHaveCount(0);
+  await expect(mine).toContainText("No other device is signed in.");
+  await expect(thirdMenu.getByTestId("account-toggle")).toHaveText("Sign in");
+  await expect(mine.getByTestId("account-state")).toHaveText("Signed in as Cy Claims.");
+
+  // A five-second Flash 8 solo game: its score is on the leaderboard page's solo high
+  // scores, linked to Cy's page, which lists the account's own best scores.
+  await createRoom(cy.page, "flash8", ["me"], { mode: "solo", countdown: "0", solo_seconds: "5" });
+  await start(cy.page);
+  await expect(cy.page.locator(".f8-solo[data-phase=over]")).toBeVisible({ timeout: 20_000 });
+  await cy.page.goto("/#/leaderboard/flash8");
+  const best = cy.page.getByTestId("high-score-table").locator("tbody tr").filter({ hasText: "Cy Claims" });
+  await expect(best.first()).toBeVisible();
+  await expect(best.first()).toContainText(/just now|min ago/);
+  await shot(cy.page, "leaderboard-flash8-1280");
+  await best.first().getByRole("link", { name: "Cy Claims" }).click();
+  await expect(cy.page.locator("[data-page=player]")).toBeVisible();
+  await expect(cy.page.getByTestId("player-high-scores").locator("tbody tr")).toHaveCount(1);
   expect(cy.errors).toEqual([]);
   expect(other.errors).toEqual([]);
   await cy.context.close();
   await other.context.close();
+  await third.context.close();
 });

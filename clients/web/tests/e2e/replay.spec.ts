@@ -48,9 +48,14 @@ test("a replay with step, scrub and viewer", async ({ browser }) => {
   await expect(page.getByTestId("fof-reveal")).toBeVisible();
   await shot(page, "replay-end");
 
-  // The lobby lists the finished game with a replay button.
+  // The lobby lists the finished game with its result in words, linked to the replay, and a
+  // replay button.
   await page.goto("/#/");
   const card = page.locator(`.finished .room-card[data-room="${room}"]`);
+  const result = card.getByTestId("result-line");
+  await expect(result).toHaveText(/^(Random bot 1|Bot 2|Random bot 1 and Bot 2) (won|shared the win|tied) · \d+–\d+ · (just now|\d+ min ago)$/);
+  await expect(result).toHaveAttribute("href", `#/replay/${room}`);
+  await shot(page, "lobby-finished-result");
   await card.getByRole("button", { name: "Replay" }).click();
   await expect(page.getByTestId("replay-position")).toHaveText(`0 / ${length}`);
 

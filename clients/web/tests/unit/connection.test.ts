@@ -142,7 +142,7 @@ describe("view bookkeeping", () => {
     conn.hello("Ada", "t");
     conn.resumeAll(new Map([["priv", "ABCDEF"]]));
     expect(sent(conn)).toEqual([
-      { type: "hello", versions: [1, 2, 3, 4, 5], name: "Ada", token: "t", id: 1 },
+      { type: "hello", versions: [1, 2, 3, 4, 5, 6], name: "Ada", token: "t", id: 1 },
       { type: "resume", room: "pub", seq: 3, epoch: "e1", id: 2 },
       { type: "resume", room: "priv", seq: 0, epoch: "e1", code: "ABCDEF", id: 3 },
     ]);
@@ -174,7 +174,7 @@ describe("handshake and requests", () => {
   it("closes when welcome names a version it did not offer", () => {
     const conn = new ClientConnection();
     conn.hello("Ada");
-    conn.receiveData(serverFrame({ type: "welcome", ref: 1, version: 6, token: "t", user: "u", name: "A", server_time: 1, max_frame: 1 }));
+    conn.receiveData(serverFrame({ type: "welcome", ref: 1, version: 7, token: "t", user: "u", name: "A", server_time: 1, max_frame: 1 }));
     const [error] = conn.eventsReceived();
     expect((error as ProtocolError).code).toBe("unsupported_version");
     expect(conn.state).toBe("closed");

@@ -1,7 +1,7 @@
 /** The create-room form's pure parts against the server's real catalogue (catalog.json). */
 import { describe, expect, it } from "vitest";
 
-import { buildCreateRoom, initialPlan, planProblem, resizeSeats, seatRange } from "../../src/app/create_form";
+import { applies, buildCreateRoom, initialPlan, planProblem, resizeSeats, seatRange } from "../../src/app/create_form";
 import type { GameInfo } from "../../src/protocol/messages";
 import catalogue from "../vectors/catalog.json";
 
@@ -69,5 +69,46 @@ describe("the create_room request", () => {
     teams.options.teams = true;
     teams.options.obstacles = true;
     expect(planProblem(teams)).toMatch(/no table/);
+  });
+});
+
+describe("options that apply (version 6's OptionInfo.when)", () => {
+  const shown = (id: string, options: Record<string, unknown>, seats: number) =>
+    game(id)
+      .options.filter((option) => applies(option, game(id), options, seats))
+      .map((option) => option.name);
+
+  it("shows Neon Flip's options for the chosen mode and seat count only", () => {
+    expect(shown("neon_flip", {}, 2)).toEqual(["mode", "obstacles", "rounds"]);
+    expect(shown("neon_flip", {}, 4)).toEqual(["mode", "teams", "rounds"]);
+    expect(shown("neon_flip", { mode: "overdrive" }, 3)).toEqual(["mode", "rounds", "clock"]);
+    expect(shown("neon_flip", { mode: "solo" }, 1)).toEqual(["mode", "proto_zero"]);
+  });
+
+  it("shows Flash 8's race options in a race and the solo clock in solo", () => {
+    expect(shown("flash8", { mode: "solo" }, 1)).toEqual(["mode", "lockout", "countdown", "hints", "solo_seconds"]);
+    expect(shown("flash8", {}, 2)).toEqual(["mode", "lockout", "time_limit", "countdown", "same_start", "hints"]);
+    const handicap = game("flash8").seat_options[0]!;
+    expect(applies(handicap, game("flash8"), { mode: "solo" }, 1)).toBe(false);
+  });
+
+  it("never sends an option the form hides, so the server never refuses it", () => {
+    const plan = initialPlan(game("neon_flip"));
+    plan.options.mode = "solo";
+    plan.options.proto_zero = "overclocked";
+    plan.options.mode = "classic"; // back to a table: PROTO-ZERO's level no longer applies
+    expect(planProblem(plan)).toBeNull();
+    expect(buildCreateRoom(plan)).toMatchObject({ options: {} });
+    const solo = initialPlan(game("flash8"));
+    solo.options.mode = "solo";
+    resizeSeats(solo, 1);
+    solo.seats[0]!.choices.handicap = true;
+    solo.options.time_limit = 30;
+    expect(buildCreateRoom(solo)).toMatchObject({ options: { mode: "solo" }, seats: [{}] });
+  });
+
+  it("treats an option from an older server, without when, as always applying", () => {
+    const old = { ...game("neon_flip").options.find((o) => o.name === "proto_zero")!, when: {} };
+    expect(applies(old, game("neon_flip"), { mode: "classic" }, 2)).toBe(true);
   });
 });

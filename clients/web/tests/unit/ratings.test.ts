@@ -4,10 +4,11 @@
 import { describe, expect, it } from "vitest";
 
 import { type HistoryEntry, POOLS, poolName, resultSentence } from "../../src/app/leaderboard";
-import { waitingSentence } from "../../src/app/quickplay";
+import { quickModes, waitingSentence } from "../../src/app/quickplay";
 import { changeText, ratingTag, ratingText } from "../../src/app/rating";
 import { renderRatings } from "../../src/app/summary";
-import type { RatingChange } from "../../src/protocol/messages";
+import type { GameInfo, RatingChange } from "../../src/protocol/messages";
+import catalogue from "../vectors/catalog.json";
 import serverPools from "../vectors/pools.json";
 
 describe("a shown rating", () => {
@@ -54,13 +55,22 @@ describe("the rating changes at a game's end", () => {
 describe("quick play's waiting sentence", () => {
   const since = 1_000_000;
   it("counts the wait and the bots' arrival", () => {
-    expect(waitingSentence({ game: "flip_over_frog", seats: 2, botWait: null, since }, "Flip Over Frog", since + 4_200)).toBe(
+    expect(waitingSentence({ game: "flip_over_frog", mode: null, seats: 2, botWait: null, since }, "Flip Over Frog", since + 4_200)).toBe(
       "Looking for players for Flip Over Frog with 2 seats… (4 s)",
     );
-    expect(waitingSentence({ game: "neon_hex", seats: 3, botWait: 10, since }, "Neon Hex Strategy", since + 3_000)).toBe(
+    expect(waitingSentence({ game: "neon_hex", mode: null, seats: 3, botWait: 10, since }, "Neon Hex Strategy", since + 3_000)).toBe(
       "Looking for players for Neon Hex Strategy with 3 seats… (3 s) Bots fill the empty seats in 7 s.",
     );
-    expect(waitingSentence({ game: "neon_hex", seats: 3, botWait: 10, since }, "Neon Hex Strategy", since + 12_000)).toMatch(/Bots are taking the empty seats/);
+    expect(waitingSentence({ game: "neon_hex", mode: null, seats: 3, botWait: 10, since }, "Neon Hex Strategy", since + 12_000)).toMatch(/Bots are taking the empty seats/);
+    expect(waitingSentence({ game: "neon_flip", mode: "overdrive", seats: 2, botWait: null, since }, "Neon Flip", since)).toBe("Looking for players for Neon Flip (Overdrive) with 2 seats… (0 s)");
+  });
+
+  it("offers the modes a table of people can play", () => {
+    const games = catalogue as unknown as GameInfo[];
+    const game = (id: string) => games.find((g) => g.id === id)!;
+    expect(quickModes(game("neon_flip"))).toEqual(["classic", "overdrive"]);
+    expect(quickModes(game("flash8"))).toEqual(["race"]);
+    expect(quickModes(game("neon_hex"))).toEqual([]);
   });
 });
 

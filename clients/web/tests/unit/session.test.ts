@@ -93,7 +93,7 @@ describe("requests", () => {
     expect(socket.sent).toEqual([]);
     socket.open();
     expect(socket.sent.map((m) => m.type)).toEqual(["hello", "watch_lobby"]);
-    expect(socket.sent[0]).toMatchObject({ versions: [1, 2, 3, 4, 5], name: "Ada", token: "old" });
+    expect(socket.sent[0]).toMatchObject({ versions: [1, 2, 3, 4, 5, 6], name: "Ada", token: "old" });
     welcome(socket);
     expect(session.status).toBe("open");
     expect(tokens).toEqual(["tk1"]);
@@ -330,10 +330,10 @@ describe("a move made while offline", () => {
 });
 
 describe("moved (protocol version 2)", () => {
-  it("offers versions 1 to 5 and speaks the one welcome picks", () => {
+  it("offers versions 1 to 6 and speaks the one welcome picks", () => {
     const session = connect();
     sockets[0]!.open();
-    expect(sockets[0]!.last("hello")).toMatchObject({ versions: [1, 2, 3, 4, 5] });
+    expect(sockets[0]!.last("hello")).toMatchObject({ versions: [1, 2, 3, 4, 5, 6] });
     welcome(sockets[0]!, "tk1", 2);
     expect(session.conn.version).toBe(2);
   });
@@ -348,7 +348,7 @@ describe("moved (protocol version 2)", () => {
     expect(second.url).toBe("ws://node2:8700/ws");
     second.open();
     expect(second.sent).toEqual([
-      expect.objectContaining({ type: "hello", token: "tk1", versions: [1, 2, 3, 4, 5] }),
+      expect.objectContaining({ type: "hello", token: "tk1", versions: [1, 2, 3, 4, 5, 6] }),
       expect.objectContaining({ type: "resume", room: "r1", seq: 5, epoch: "e1" }),
       expect.objectContaining({ type: "join_seat", room: "r1", seat: 1 }),
     ]);

@@ -2,6 +2,7 @@
  * Small DOM and timing helpers shared by the Flash 8 boards (no framework).
  */
 
+import { typingInto } from "../keys";
 import type { BoardContext, Command } from "../types";
 
 type Child = Node | string | null | undefined | false;
@@ -70,9 +71,7 @@ export function glued(text: string): string {
 
 /** True when a key event belongs to a text field (chat...), which boards must not steal. */
 export function isTyping(event: KeyboardEvent): boolean {
-  const target = event.target as HTMLElement | null;
-  if (!target || typeof target.closest !== "function") return false;
-  return target.closest("input, textarea, select, [contenteditable=''], [contenteditable='true']") !== null;
+  return typingInto(event.target);
 }
 
 /** An ordinal: 1st, 2nd, 3rd, 4th. */

@@ -386,6 +386,22 @@ describe("the end of the race", () => {
   });
 });
 
+describe("a replay seen from a seat", () => {
+  it("names the seat everywhere the live board says you", () => {
+    harness = mount({ now: 60, seenAs: true });
+    const fixture = race("race_finished");
+    const before = race("race_middle");
+    harness.show(before);
+    harness.show(fixture, before.view);
+    const text = harness.root.textContent ?? "";
+    expect($(".f8-report-title")?.textContent).toBe("Ada finishes 2nd");
+    expect($(".f8-mine")?.getAttribute("aria-label")).toBe("Ada's tablet");
+    expect($(".f8-mine .f8-seat-name")?.textContent).toBe("Ada");
+    expect($(".f8-score.f8-me .f8-score-name")?.textContent).toBe("Ada");
+    expect(text).not.toMatch(/\b(you|your)\b/i);
+  });
+});
+
 describe("the board's life", () => {
   it("stops its timers and listeners when destroyed", async () => {
     harness = mount({ now: 4 });

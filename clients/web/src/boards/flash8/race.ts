@@ -63,7 +63,7 @@ export class RaceBoard {
   private readonly others = h("section", { class: "f8-others", "aria-label": "Other players" });
   private readonly stacks = h("section", { class: "f8-stacks", "aria-label": "Stacks" });
   private readonly scores = h("ol", { class: "f8-scores", "aria-label": "Scores" });
-  private readonly mine = h("section", { class: "f8-mine", "aria-label": "Your tablet" });
+  private readonly mine = h("section", { class: "f8-mine" });
   private readonly mineHeader = h("div", { class: "f8-seat-header" });
   private readonly hintText = h("p", { class: "f8-hint-text", "aria-live": "polite" });
   private readonly flashButton: HTMLButtonElement;
@@ -87,9 +87,11 @@ export class RaceBoard {
     this.queue = new CommandQueue((command) => context.act(command));
     this.countdown = new Countdown(context);
     const interactive = !context.readOnly;
+    const seen = context.seenAs && context.seat !== null ? `${seatName(context, context.seat, `seat ${context.seat + 1}`)}'s tablet` : "Your tablet";
+    this.mine.setAttribute("aria-label", seen);
     this.myTablet = new TabletView({
       size: "large",
-      label: "Your tablet",
+      label: seen,
       onGesture: interactive ? (resolve) => this.queue.push(() => slideCommand(resolve())) : undefined,
     });
     this.flashButton = h("button", { type: "button", class: "f8-flash", "aria-keyshortcuts": "Space" }, "FLASH") as HTMLButtonElement;
@@ -189,6 +191,14 @@ export class RaceBoard {
     return typeof seat === "number" && this.view?.seats[seat] ? seat : null;
   }
 
+  /** How the board names the seat it looks through: "You", or in a replay seen from a seat,
+   *  that seat's name (never "you" to a visitor). */
+  private me(): string {
+    const seat = this.mySeat() ?? this.context.seat;
+    if (!this.context.seenAs || seat === null) return "You";
+    return seatName(this.context, seat, this.view?.seats[seat]?.side ?? `seat ${seat + 1}`);
+  }
+
   /** FLASH: plain (`stack` null) or naming a stack, when legal offers it. */
   private flash(stack: number | null): void {
     this.queue.push(() => {
@@ -236,7 +246,7 @@ export class RaceBoard {
   private announce(before: Memory, view: RaceView): void {
     const me = this.mySeat();
     const name = (seat: number): string =>
-      seat === me ? "You" : seatName(this.context, seat, view.seats[seat]?.side ?? "");
+      seat === me ? this.me() : seatName(this.context, seat, view.seats[seat]?.side ?? "");
     if (me !== null && before.tablets[me] !== undefined && before.tablets[me] !== view.seats[me]?.tablet) {
       this.context.sound("slide");
     }
@@ -244,7 +254,7 @@ export class RaceBoard {
       const points = `+${take.points} point${take.points === 1 ? "" : "s"}`;
       if (take.seat === me) {
         this.context.sound("claim");
-        this.toasts.show(`FLASH! You took ${take.card} (${points})`, "good");
+        this.toasts.show(`FLASH! ${this.me()} took ${take.card} (${points})`, "good");
       } else {
         this.context.sound("flip");
         this.toasts.show(`${name(take.seat)} took ${take.card} (${points})`, "info");
@@ -276,7 +286,7 @@ export class RaceBoard {
     this.element.dataset.phase = view.phase;
     const side = view.frame?.side ?? "south";
     this.frameText.textContent =
-      me === null ? `Cards as printed (from the ${side} side)` : `Cards drawn as seen from your side (${side})`;
+      me === null ? `Cards as printed (from the ${side} side)` : this.context.seenAs ? `Cards drawn as seen from ${this.me()}'s side (${side})` : `Cards drawn as seen from your side (${side})`;
     this.phaseText.textContent =
       view.phase === "waiting" ? "Waiting for the start" :
       view.phase === "countdown" ? "Starting" :
@@ -305,7 +315,7 @@ export class RaceBoard {
   }
 
   private drawHeader(header: HTMLElement, seat: SeatView, mine: boolean): void {
-    const name = mine ? "You" : seatName(this.context, seat.seat, seat.side);
+    const name = mine ? this.me() : seatName(this.context, seat.seat, seat.side);
     const cards = seat.cards?.length ?? 0;
     fill(
       header,
@@ -414,7 +424,7 @@ export class RaceBoard {
             class: `f8-score${seat.seat === me ? " f8-me" : ""}${(seat.points ?? 0) === leader && leader > 0 ? " f8-leader" : ""}${gained.has(seat.seat) ? " f8-pulse" : ""}`,
             "data-seat": seat.seat,
           },
-          h("span", { class: "f8-score-name", text: seat.seat === me ? "You" : seatName(this.context, seat.seat, seat.side) }),
+          h("span", { class: "f8-score-name", text: seat.seat === me ? this.me() : seatName(this.context, seat.seat, seat.side) }),
           h("span", { class: "f8-score-points", text: String(seat.points ?? 0) }),
           h("span", { class: "f8-score-detail", text: `${cards} card${cards === 1 ? "" : "s"} · ${seat.misses} miss${seat.misses === 1 ? "" : "es"}` }),
         );
@@ -440,9 +450,12 @@ export class RaceBoard {
     const players = Array.isArray(details.players) ? (details.players as RacePlayerReport[]) : [];
     const cards = Array.isArray(details.cards) ? (details.cards as RaceCardReport[]) : [];
     const name = (seat: number): string =>
-      seat === me ? "You" : seatName(this.context, seat, view.seats[seat]?.side ?? `seat ${seat + 1}`);
+      seat === me ? this.me() : seatName(this.context, seat, view.seats[seat]?.side ?? `seat ${seat + 1}`);
     let headline: string;
-    if (me !== null && outcome.ranks[me] !== undefined) {
+    if (me !== null && outcome.ranks[me] !== undefined && this.context.seenAs) {
+      const rank = outcome.ranks[me]!;
+      headline = rank === 1 ? (outcome.winners.length > 1 ? `${this.me()} shares the victory` : `${this.me()} wins`) : `${this.me()} finishes ${ordinal(rank)}`;
+    } else if (me !== null && outcome.ranks[me] !== undefined) {
       const rank = outcome.ranks[me]!;
       headline = rank === 1 ? (outcome.winners.length > 1 ? "You share the victory!" : "You win!") : `You finish ${ordinal(rank)}`;
     } else {

@@ -104,9 +104,11 @@ export class SoloBoard {
     this.queue = new CommandQueue((command) => context.act(command));
     this.countdown = new Countdown(context);
     const interactive = !context.readOnly;
+    // A replay seen from the seat names its player, never "you" (the visitor did not play).
+    const player = context.seenAs ? (context.seatNames[context.seat ?? 0]?.trim() || "The player") : null;
     this.tablet = new TabletView({
       size: "large",
-      label: "Your tablet",
+      label: player ? `${player}'s tablet` : "Your tablet",
       onGesture: interactive
         ? (resolve) =>
             this.queue.push(() => {
@@ -458,7 +460,7 @@ export class SoloBoard {
     this.result.replaceChildren(
       h("h2", { class: "f8-result-rank", "data-rank": rank }, h("span", { class: "f8-result-score", text: String(score) }), h("span", { text: rank })),
       h("p", { class: "f8-result-words", text: RANK_WORDS[rank] ?? "" }),
-      h("p", { class: "f8-report-reason", text: `${REASONS[outcome.reason] ?? outcome.reason}. Your score is the cards left in the reserve: lower is better.` }),
+      h("p", { class: "f8-report-reason", text: `${REASONS[outcome.reason] ?? outcome.reason}. ${this.context.seenAs ? `${this.context.seatNames[0]?.trim() || "The player"}'s` : "Your"} score is the cards left in the reserve: lower is better.` }),
       h(
         "dl",
         { class: "f8-stats" },

@@ -43,7 +43,7 @@ export interface HarnessOptions extends FakeContextOptions {
 export function mount(options: HarnessOptions = {}): Harness {
   const root = document.createElement("div");
   document.body.append(root);
-  const fake = fakeContext({ names: ["Ada", "Bob", "Cy", "Di"], ...options, readOnly: options.readOnly ?? false });
+  const fake = fakeContext({ names: ["Ada", "Bob", "Cy", "Di"], ...options, readOnly: options.readOnly ?? options.seenAs ?? false });
   const board = makeBoard(root, fake.context, options.loader ?? (async () => []));
   return {
     ...fake,

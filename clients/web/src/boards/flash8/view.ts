@@ -168,4 +168,6 @@ export interface HighScore {
   rank: string;
   room: string;
   at: number;
+  /** The user id of the player who scored it (an account's, or a guest's). */
+  player_id?: string | null;
 }

@@ -20,6 +20,7 @@ import "./frog.css";
 
 import { h, replace, touchScreen } from "../../app/dom";
 import { expandOptions, type Option } from "../../protocol/legal";
+import { typingInto } from "../keys";
 import type { Board, BoardContext, BoardFactory, LegalEntry } from "../types";
 import { describeTile, type Face, SIZE, tileElement, COLOURS, colourName } from "./tiles";
 import { diffBoards, type Space, updateMemory } from "./changes";
@@ -109,8 +110,7 @@ const createBoard: BoardFactory = (root: HTMLElement, context: BoardContext): Bo
   );
 
   const onKey = (event: KeyboardEvent) => {
-    const target = event.target as HTMLElement | null;
-    if (target && /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName)) return;
+    if (typingInto(event.target)) return;
     if (event.altKey || event.ctrlKey || event.metaKey) return;
     if (/^[1-3]$/.test(event.key) && view?.hand) {
       const tile = view.hand[Number(event.key) - 1];

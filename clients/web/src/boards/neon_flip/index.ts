@@ -19,6 +19,7 @@ import "./neon_flip.css";
 
 import { h, replace, touchScreen } from "../../app/dom";
 import { expandOptions, type Option } from "../../protocol/legal";
+import { typingInto } from "../keys";
 import type { Board, BoardContext, BoardFactory, LegalEntry } from "../types";
 import { actionOf, confirmOnly, costOf, edgeLabel, nextSteps, previewOf, type Side, type Step, type Target, targetKey } from "./actions";
 import {
@@ -162,8 +163,7 @@ export function makeBoard(root: HTMLElement, context: BoardContext, settings: Bo
   root.append(element);
 
   const onKey = (event: KeyboardEvent): void => {
-    const target = event.target as HTMLElement | null;
-    if (target && /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName)) return;
+    if (typingInto(event.target)) return;
     if (event.altKey || event.ctrlKey || event.metaKey) return;
     if (event.key === "Escape") {
       if (picked.length) {

@@ -18,6 +18,7 @@ import "./neon_hex.css";
 
 import { h, replace, svg, touchScreen } from "../../app/dom";
 import type { Option } from "../../protocol/legal";
+import { typingInto } from "../keys";
 import type { Board, BoardContext, BoardFactory, LegalEntry } from "../types";
 import { claimedCount, diff, type Step } from "./changes";
 import { dieElement, setFace, spin } from "./dice";
@@ -548,8 +549,7 @@ export function makeBoard(root: HTMLElement, context: BoardContext, timing: Timi
   }
 
   const onKey = (event: KeyboardEvent) => {
-    const target = event.target as HTMLElement | null;
-    if (target && (/^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName) || target.isContentEditable)) return;
+    if (typingInto(event.target)) return;
     if (event.altKey || event.ctrlKey || event.metaKey || !interactive()) return;
     const key = event.key.toLowerCase();
     const offer = selected !== null ? offers.targets.get(selected) : undefined;
