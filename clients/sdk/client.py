@@ -28,12 +28,23 @@ On a cluster, a request for a room another node plays is answered with ``moved``
 reconnects to the node it names (at once), resumes every room it holds, and sends the request
 again there, so the caller sees only the final answer; it follows at most
 :attr:`~LuminClient.MAX_MOVES` in a row. A ``moved`` on its own (the room moved away under the
-connection), or one answering the client's own ``resume`` after a reconnect (the node it
-reached does not play the room), makes it reconnect to the named node and resume. When the
-node it was sent to cannot be reached, it reconnects to the URL it was first given (any node of
-the cluster). A request answered ``try_again`` (its room is changing node, or the node that
-plays it cannot be reached for a moment) was not carried out; it is sent again after
+connection) makes it reconnect to the named node and resume. When the node it was sent to
+cannot be reached, it reconnects to the URL it was first given (any node of the cluster). A
+request answered ``try_again`` (its room is changing node, or the node that plays it cannot
+be reached for a moment) was not carried out; it is sent again after
 :attr:`~LuminClient.RESUME_AGAIN` seconds, at most :attr:`~LuminClient.TRY_AGAIN_TIMES` times.
+
+After a reconnect each room is resumed on its own. A resume answered ``try_again`` (the room's
+node died and its lease has not lapsed yet, or the room is changing node) is sent again on the
+same connection, after :attr:`~LuminClient.RESUME_AGAIN` seconds doubling to
+:attr:`~LuminClient.RESUME_MAX`; one answered ``moved`` makes the client reconnect to the node
+it names (at once when that is news, else after the same backoff), unless another room holds
+a seat on the current connection (one connection is on one node: following would lose that
+room), then it is tried again where it is. A room that is not back within ``give_up`` seconds
+of its first refused resume, or whose resume is refused for good (``no_such_room``...), is
+given up: it is dropped from :attr:`~LuminClient.conn`'s views and :attr:`~LuminClient.room_info`,
+kept in :attr:`~LuminClient.closed`, and a :class:`~clients.sdk.events.Closed` event (reason
+``gave_up``, or the refusal's code) says so; the connection and the other rooms stay.
 
 What the client keeps per connection is bounded: :attr:`~LuminClient.messages`,
 :attr:`~LuminClient.events`, :attr:`~LuminClient.chat` and :attr:`~LuminClient.errors` hold the
@@ -47,6 +58,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import random
 import time
 import urllib.error
 import urllib.parse
@@ -71,7 +83,7 @@ from websockets.asyncio.client import ClientConnection as Socket
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, WebSocketException
 
-from clients.sdk.events import Event, Problem, event_of
+from clients.sdk.events import Closed, Event, Problem, event_of
 from protocol.connection import ClientConnection, InvalidState
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import (
@@ -88,6 +100,7 @@ from protocol.messages import (
     GameInfo,
     GameOver,
     JoinSeat,
+    Kicked,
     Leave,
     ListGames,
     ListRooms,
@@ -104,6 +117,7 @@ from protocol.messages import (
     ReplayViewer,
     Resume,
     RevokeSession,
+    RoomClosed,
     RoomCreated,
     RoomSummary,
     RoomUpdate,
@@ -226,8 +240,10 @@ class LuminClient:
     MAX_MOVES = 3
     #: Times a request answered ``try_again`` is sent again before the answer is raised.
     TRY_AGAIN_TIMES = 3
-    #: Seconds before a resume answered ``try_again`` (its room changing node) is sent again.
+    #: Seconds before a request or a resume answered ``try_again`` is sent again (a resume's
+    #: wait doubles with each refusal in a row, to at most :attr:`RESUME_MAX`).
     RESUME_AGAIN = 1.0
+    RESUME_MAX = 4.0
 
     def __init__(
         self,
@@ -264,6 +280,9 @@ class LuminClient:
         #: The newest ``keep`` frames that did not decode or deltas that did not fit.
         self.errors: deque[ProtocolError] = deque(maxlen=keep)
         self.game_over: dict[str, GameOver] = {}
+        #: The rooms closed to this client (``room_closed``, ``kicked``, or given up after a
+        #: reconnect), with the :class:`~clients.sdk.events.Closed` event that said so.
+        self.closed: dict[str, Closed] = {}
         #: The latest summary of every room this client is in (game, seats, state...).
         self.room_info: dict[str, RoomSummary] = {}
         #: Private rooms' codes (from :meth:`join`, :meth:`watch`, :meth:`create_room`), sent
@@ -284,8 +303,14 @@ class LuminClient:
         self._reconnected = asyncio.Event()
         #: A node a ``moved`` without ``ref`` named: the reader reconnects there.
         self._moved_to: str | None = None
-        #: ``moved`` answers to this client's own resumes followed in a row.
-        self._resume_moves = 0
+        #: Rooms whose resume was refused (``try_again``/``moved``) and that are not back yet:
+        #: the refusals in a row, when the first came (the loop's clock), the last ``moved`` URL.
+        self._refused: dict[str, tuple[int, float, str | None]] = {}
+        #: Rooms whose resume was answered on the current connection.
+        self._resumed: set[str] = set()
+        #: Resumes to send again later, and moves to follow later (cancelled on close).
+        self._later: set[asyncio.TimerHandle] = set()
+        self._tasks: set[asyncio.Task[None]] = set()
 
     @classmethod
     async def connect(
@@ -359,6 +384,8 @@ class LuminClient:
         cancel when what it waits for completes at the same moment, so the reader also looks
         at ``_closing`` once a reconnect is done, and closes the connection it made."""
         self._closing = True
+        for timer in self._later:
+            timer.cancel()
         if self.socket is not None:
             await self.socket.close()
         if self._reader is not None:
@@ -397,6 +424,7 @@ class LuminClient:
             await socket.close()
             raise
         self.socket, self.conn, self.welcome, self.token_refused = socket, conn, welcome, refused
+        self._resumed = set()
 
     async def _welcome(
         self, socket: Socket, conn: ClientConnection
@@ -549,18 +577,17 @@ class LuminClient:
         room = getattr(message, "room", None)
         if ref is not None and ref in self._resuming:
             room = self._resuming.pop(ref)  # caught up (or refused) after a reconnect
-            if isinstance(message, Moved):  # the room is played elsewhere now: follow it
-                self._follow_resume(message.url)
-            elif isinstance(message, Error) and message.code == ErrorCode.TRY_AGAIN.value:
-                self._resume_later()  # the room is changing node: resume again in a moment
-            else:
-                self._resume_moves = 0
+            self._resume_answered(room, message)
         if isinstance(message, Moved) and message.ref is None:
             self._moved_to = message.url
         if isinstance(message, ChatMessage):
             self.chat.append(message)
         if isinstance(message, GameOver):
             self.game_over[message.room] = message
+        if isinstance(message, RoomClosed):
+            self.closed[message.room] = Closed(message.room, message.reason, message.message)
+        if isinstance(message, Kicked):
+            self.closed[message.room] = Closed(message.room, "kicked", message.message)
         if isinstance(message, RoomUpdate):
             self.room_info[message.info.room] = message.info
             room = message.info.room
@@ -572,31 +599,116 @@ class LuminClient:
             self.events.put_nowait(event)
             self._stream_wake.set()
 
-    def _follow_resume(self, url: str) -> None:
-        """A resume after a reconnect was answered ``moved``: reconnect there (at most
-        :attr:`MAX_MOVES` times in a row; then stay, and the room's waits keep waiting)."""
-        if self._resume_moves >= self.MAX_MOVES:
-            self.errors.append(
-                ProtocolError(
-                    ErrorCode.OUT_OF_SYNC,
-                    f"The cluster sent this client on {self.MAX_MOVES} times in a row after a"
-                    " reconnect; it stays where it is.",
-                )
+    def _resume_answered(self, room: str, answer: Message) -> None:
+        """The answer to a resume of ``room`` made after a reconnect: back in (``ok`` or a
+        snapshot), refused for a moment (``try_again``, ``moved``: tried again with backoff
+        until ``give_up``), or refused for good (the room is given up)."""
+        if isinstance(answer, Moved):
+            self._resume_refused(room, answer.url)
+        elif isinstance(answer, Error) and answer.code == ErrorCode.TRY_AGAIN.value:
+            self._resume_refused(room, None)
+        elif isinstance(answer, Error):
+            self._give_up_room(room, answer.code, answer.message)
+        else:
+            self._refused.pop(room, None)
+            self._resumed.add(room)
+
+    def _resume_refused(self, room: str, moved: str | None) -> None:
+        """A resume of ``room`` was answered ``try_again`` (``moved`` is ``None``) or ``moved``
+        to the node at ``moved``: try again later (see the module docstring), or give the
+        room up once it has been out of reach for ``give_up`` seconds."""
+        now = asyncio.get_running_loop().time()
+        times, since, last_url = self._refused.get(room, (0, now, None))
+        if now - since >= self.give_up:
+            self._give_up_room(
+                room,
+                "gave_up",
+                f"Could not get back into room {room} within {self.give_up:g} s of the"
+                " reconnect; the cluster kept answering that it is not here.",
             )
             return
-        self._resume_moves += 1
-        self._moved_to = url
+        self._refused[room] = (times + 1, since, moved or last_url)
+        wait = min(self.RESUME_AGAIN * 2**times, self.RESUME_MAX) + random.uniform(0, 0.25)
+        if moved is None or self._seated_elsewhere(room):
+            self._later_do(wait, lambda conn=self.conn: self._resume_again(room, conn))
+        elif moved != last_url:  # news: follow it now
+            self._move_to(moved, self.socket)
+        else:
+            self._later_do(wait, lambda socket=self.socket: self._move_to(moved, socket))
 
-    def _resume_later(self) -> None:
-        """Reconnect to the same node in a second and resume again (at most
-        :attr:`MAX_MOVES` times in a row, counted with the ``moved`` ones)."""
-        if self._resume_moves >= self.MAX_MOVES or self.socket is None:
+    def _seated_elsewhere(self, room: str) -> bool:
+        """Whether a room other than ``room`` holds a seat back in on this connection (a
+        reconnect to another node would lose it)."""
+        for other in self._resumed - {room}:
+            copy = self.conn.views.get(other)
+            if copy is not None and copy.seat is not None:
+                return True
+        return False
+
+    def _later_do(self, wait: float, work: Any) -> None:
+        """Call ``work()`` in ``wait`` seconds unless the client closes first."""
+        loop = asyncio.get_running_loop()
+        timer: asyncio.TimerHandle | None = None
+
+        def fire() -> None:
+            assert timer is not None
+            self._later.discard(timer)
+            if not self._closing and not self._ended:
+                work()
+
+        timer = loop.call_later(wait, fire)
+        self._later.add(timer)
+
+    def _resume_again(self, room: str, conn: ClientConnection) -> None:
+        """Send ``room``'s resume again on ``conn`` if it is still the connection and the room
+        still held (a reconnect since resumes every room by itself)."""
+        copy = conn.views.get(room)
+        if conn is not self.conn or not self._online or copy is None:
             return
-        self._resume_moves += 1
-        socket = self.socket
-        asyncio.get_running_loop().call_later(
-            self.RESUME_AGAIN, lambda: asyncio.ensure_future(socket.close())
-        )
+        try:
+            resume = conn.send(
+                Resume(room=room, seq=copy.seq, epoch=copy.epoch, code=self.codes.get(room))
+            )
+        except InvalidState:  # the server said bye; the socket closes next
+            return
+        assert isinstance(resume, Resume) and resume.id is not None
+        self._resuming[resume.id] = room
+        conn.resyncing.add(room)
+        self._spawn(self._flush_quietly())
+
+    def _move_to(self, url: str, socket: Socket | None) -> None:
+        """Reconnect to the node at ``url`` (a resume's ``moved``) if ``socket`` is still the
+        connection: the reader closes it and reconnects there, resuming every room."""
+        if socket is None or socket is not self.socket or self._moved_to is not None:
+            return
+        self.url = url
+        self._spawn(socket.close())
+
+    async def _flush_quietly(self) -> None:
+        """:meth:`_flush`; a socket that dropped is seen by the reader."""
+        with contextlib.suppress(ConnectionClosed, OSError, AssertionError):
+            await self._flush()
+
+    def _spawn(self, work: Any) -> None:
+        task = asyncio.ensure_future(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _give_up_room(self, room: str, reason: str, message: str) -> None:
+        """Stop trying to get back into ``room``: drop everything kept of it but its
+        ``game_over``, keep why in :attr:`closed` and say so with a ``Closed`` event."""
+        closed = Closed(room, reason, message)
+        self.closed[room] = closed
+        self._refused.pop(room, None)
+        self.conn.views.pop(room, None)
+        self.conn.resyncing.discard(room)
+        self.room_info.pop(room, None)
+        self.codes.pop(room, None)
+        self.events.put_nowait(closed)
+        self._stream_wake.set()
+        event = self._changed.pop(room, None)
+        if event is not None:
+            event.set()  # wake the waits for the room: they see it closed
 
     def _event(self, room: str) -> asyncio.Event:
         """The event set whenever something arrives for ``room``."""
