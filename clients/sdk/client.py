@@ -137,6 +137,7 @@ __all__ = [
     "LuminClient",
     "Recent",
     "RequestTimeout",
+    "RoomGone",
     "ServerError",
     "bot",
     "human",
@@ -173,6 +174,17 @@ class ConnectionLost(ServerError):
     server answered at the URL), ``disconnected`` (the connection dropped before the answer, or
     the request was made while the client is reconnecting), ``gave_up`` (no reconnect within
     ``give_up`` seconds; the client has ended) or ``closed`` (the client was closed)."""
+
+
+class RoomGone(ServerError):
+    """The room is closed to this client: ``code`` is the :class:`~clients.sdk.events.Closed`
+    event's reason (``room_closed``'s: ``expired``, ``abandoned``, ``internal_error``,
+    ``closed_by_operator``; ``kicked`` when the seat was taken from it; ``gave_up`` or a
+    refusal's code when it could not get back in after a reconnect), ``message`` the sentence."""
+
+    def __init__(self, closed: Closed) -> None:
+        super().__init__(closed.reason, closed.message or f"Room {closed.room} is closed.")
+        self.room = closed.room
 
 
 class RequestTimeout(ServerError, TimeoutError):
@@ -973,11 +985,13 @@ class LuminClient:
         """Take ``seat`` of ``room`` (or reclaim it); its snapshot has arrived on return."""
         await self.request(JoinSeat(room=room, seat=seat, code=code))
         self._remember_code(room, code)
+        self.closed.pop(room, None)
 
     async def watch(self, room: str, code: str | None = None) -> None:
         """Watch ``room``; its snapshot has arrived on return (its ``room_info`` may follow)."""
         await self.request(WatchRoom(room=room, code=code))
         self._remember_code(room, code)
+        self.closed.pop(room, None)
 
     async def ready(self, room: str, ready: bool = True) -> None:
         await self.request(Ready(room=room, ready=ready))
