@@ -35,7 +35,16 @@ from clients.sdk.client import (
     bot,
     human,
 )
-from clients.sdk.events import Chat, Closed, Ended, Event, Problem, RoomChanged, Update
+from clients.sdk.events import (
+    Chat,
+    Closed,
+    Ended,
+    Event,
+    LobbyListed,
+    Problem,
+    RoomChanged,
+    Update,
+)
 from clients.sdk.legal import INFO_KEYS, Option, command_of, expand
 from clients.sdk.views import (
     VIEWS,
@@ -59,6 +68,7 @@ __all__ = [
     "Event",
     "Flash8View",
     "FlipOverFrogView",
+    "LobbyListed",
     "LuminClient",
     "Move",
     "NeonFlipView",

@@ -83,7 +83,7 @@ from websockets.asyncio.client import ClientConnection as Socket
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, WebSocketException
 
-from clients.sdk.events import Closed, Event, Problem, event_of
+from clients.sdk.events import Closed, Event, LobbyListed, Problem, event_of
 from protocol.connection import ClientConnection, InvalidState
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import (
@@ -119,6 +119,7 @@ from protocol.messages import (
     RevokeSession,
     RoomClosed,
     RoomCreated,
+    RoomList,
     RoomSummary,
     RoomUpdate,
     SeatChoice,
@@ -126,6 +127,7 @@ from protocol.messages import (
     Sessions,
     SignIn,
     Start,
+    UnwatchLobby,
     WatchLobby,
     WatchRoom,
     Welcome,
@@ -303,6 +305,13 @@ class LuminClient:
         #: Why the client ended for good (``gave_up``, ``bad_token``...), once it has.
         self.failure: ServerError | None = None
         self.last_created: RoomCreated | None = None
+        #: Whether the client watches the lobby (:meth:`watch_lobby`, until
+        #: :meth:`unwatch_lobby`): it watches it again after every reconnect.
+        self.watching_lobby = False
+        #: The id of the newest ``watch_lobby`` sent: its ``room_list`` is the lobby now.
+        self.lobby_ref: int | None = None
+        #: The id of the ``watch_lobby`` a reconnect sent (its answer is a LobbyListed event).
+        self._lobby_again: int | None = None
         self._changed: dict[str, asyncio.Event] = {}
         #: Set when an event is queued or the client ends (wakes :meth:`stream`).
         self._stream_wake = asyncio.Event()
@@ -532,6 +541,10 @@ class LuminClient:
             ) from error
         resumes = self.conn.resume_all(self.codes)
         self._resuming = {r.id: r.room for r in resumes if r.id is not None}
+        if self.watching_lobby:  # the new node does not know this client watched it
+            again = self.conn.send(WatchLobby())
+            assert isinstance(again, WatchLobby)
+            self.lobby_ref = self._lobby_again = again.id
         self._online = True  # requests made from now on go out after the resumes
         with contextlib.suppress(ConnectionClosed, OSError):
             await self._flush()  # a socket that drops again is seen by the next _read
@@ -586,6 +599,12 @@ class LuminClient:
             future = self.answers.pop(ref)
             if not future.done():
                 future.set_result(message)
+        if ref is not None and ref == self._lobby_again:
+            self._lobby_again = None
+            answered = True
+            if isinstance(message, RoomList):
+                self.events.put_nowait(LobbyListed(message.rooms))
+                self._stream_wake.set()
         room = getattr(message, "room", None)
         if ref is not None and ref in self._resuming:
             room = self._resuming.pop(ref)  # caught up (or refused) after a reconnect
@@ -789,6 +808,8 @@ class LuminClient:
                 sent = self.conn.send(message)
             except InvalidState:  # the server said bye; the socket closes next
                 raise ConnectionLost("disconnected", "The server closed the connection.") from None
+            if isinstance(sent, WatchLobby):
+                self.lobby_ref = sent.id
             answer = await self._request_sent(sent)
             if not isinstance(answer, Moved):
                 break
@@ -868,8 +889,19 @@ class LuminClient:
         return float(answer.server_time)  # type: ignore[attr-defined]
 
     async def watch_lobby(self) -> list[RoomSummary]:
+        """Watch the lobby: its first page now, then ``lobby_update`` messages; after each
+        reconnect the client watches it again by itself (a
+        :class:`~clients.sdk.events.LobbyListed` event has the list then)."""
         answer = await self.request(WatchLobby())
-        return list(answer.rooms)  # type: ignore[attr-defined]
+        self.watching_lobby = True
+        if not isinstance(answer, RoomList):
+            raise ServerError("internal", f"watch_lobby was answered {answer.TYPE!r}.")
+        return list(answer.rooms)
+
+    async def unwatch_lobby(self) -> None:
+        """Stop the lobby's updates (and watching it again after a reconnect)."""
+        self.watching_lobby = False
+        await self.request(UnwatchLobby())
 
     # -- accounts (protocol version 5) ----------------------------------------------------------
 

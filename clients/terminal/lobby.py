@@ -14,7 +14,7 @@ from textual.widgets import DataTable, Footer, Input, Label
 
 from clients.terminal.picker import PickScreen
 from clients.terminal.status import LuminScreen, StatusLine
-from protocol.messages import LobbyUpdate, Message, RoomSummary
+from protocol.messages import LobbyUpdate, Message, RoomList, RoomSummary
 
 __all__ = ["CodeScreen", "LobbyScreen", "seat_words"]
 
@@ -117,6 +117,11 @@ class LobbyScreen(LuminScreen):
                 self.rooms[room.room] = room
             for gone in message.removed:
                 self.rooms.pop(gone, None)
+            self.redraw()
+        client = self.lumin.client
+        if isinstance(message, RoomList) and client is not None and message.ref == client.lobby_ref:
+            # The lobby as listed now (the client watched it again after a reconnect).
+            self.rooms = {room.room: room for room in message.rooms}
             self.redraw()
 
     def ordered(self) -> list[RoomSummary]:
