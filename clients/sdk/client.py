@@ -729,17 +729,13 @@ class LuminClient:
         """Stop trying to get back into ``room``: drop everything kept of it but its
         ``game_over``, keep why in :attr:`closed` and say so with a ``Closed`` event."""
         closed = Closed(room, reason, message)
+        game_over = self.game_over.get(room)
+        self._drop(room)
         self.closed[room] = closed
-        self._refused.pop(room, None)
-        self.conn.views.pop(room, None)
-        self.conn.resyncing.discard(room)
-        self.room_info.pop(room, None)
-        self.codes.pop(room, None)
+        if game_over is not None:
+            self.game_over[room] = game_over
         self.events.put_nowait(closed)
         self._stream_wake.set()
-        event = self._changed.pop(room, None)
-        if event is not None:
-            event.set()  # wake the waits for the room: they see it closed
 
     def _event(self, room: str) -> asyncio.Event:
         """The event set whenever something arrives for ``room``."""
@@ -1029,9 +1025,21 @@ class LuminClient:
         await self.request(Ready(room=room, ready=ready))
 
     async def leave(self, room: str) -> None:
-        """Leave ``room``: its copy and code are dropped (after the start the seat stays yours)."""
+        """Leave ``room``: everything the client kept of it is dropped (its copy, summary,
+        code, game over, closed reason; a wait for its change wakes); after the start the
+        seat stays yours."""
         await self.request(Leave(room=room))
-        self.codes.pop(room, None)
+        self._drop(room)
+
+    def _drop(self, room: str) -> None:
+        """Forget ``room`` (left, or given up): a long session keeps only the rooms it is in."""
+        self.conn.views.pop(room, None)
+        self.conn.resyncing.discard(room)
+        for kept in (self.room_info, self.codes, self.game_over, self.closed, self._refused):
+            kept.pop(room, None)
+        event = self._changed.pop(room, None)
+        if event is not None:
+            event.set()  # wake the waits for the room
 
     async def start(self, room: str) -> None:
         await self.request(Start(room=room))

@@ -392,6 +392,20 @@ class RoomScreen(LuminScreen):
             return
         client = self.lumin.client
         summary = self.summary
-        if client is not None and summary is not None and summary.state != "playing":
+        if client is not None and (
+            summary is None or summary.state != "playing" or self.my_seat() is None
+        ):  # a seat in a game under way stays this player's: they come back to it
             self.lumin.request(client.leave(self.room), None, None)
         self.app.pop_screen()
+
+    def my_seat(self) -> int | None:
+        """The seat this client holds in the room (its view's, else the summary's)."""
+        client = self.lumin.client
+        if client is None:
+            return None
+        copy = client.conn.views.get(self.room)
+        if copy is not None:
+            return copy.seat
+        summary = self.summary
+        seats = [s.seat for s in summary.seats if s.user == client.user] if summary else []
+        return seats[0] if seats else None

@@ -4,6 +4,9 @@ by its code."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from clients.sdk import LuminClient, bot, human
 from clients.terminal.app import LuminApp
 from clients.terminal.replay import ReplayScreen
 from tests.terminal.drive import create_room, room_screen, save_shot, screen_text, state, until
@@ -94,3 +97,31 @@ async def test_a_private_room_is_joined_by_its_code(url: str) -> None:
         screen = await until(pilot, lambda: room_screen(app), "the room")
         assert screen.room == room
         await until(pilot, lambda: "you: seat 0" in screen_text(app), "the seat taken")
+
+
+async def test_escape_from_a_live_game_one_watches_stops_watching_it(server, url: str) -> None:
+    host = await LuminClient.connect(url, "Host")
+    try:
+        room = await host.create_room("flip_over_frog", seats=[human(), bot("easy")], sit=0)
+        await host.ready(room)
+        await host.start(room)  # the host never moves: the game stays under way
+        app = LuminApp(url, "Ada")
+        async with app.run_test(size=(100, 24)) as pilot:
+            await until(pilot, lambda: room in screen_text(app), "the room in the lobby")
+            await pilot.press("w")
+            await until(pilot, lambda: room_screen(app), "the room, watched")
+            client = app.client
+            assert client is not None and state(app, room) == "playing"
+            live = server.hub.rooms[room]
+            await until(pilot, lambda: _watches(live, client.user), "Ada among the spectators")
+            await pilot.press("escape")
+            await until(pilot, lambda: not room_screen(app), "back in the lobby")
+            await until(pilot, lambda: not _watches(live, client.user), "Ada no longer watching")
+            await until(pilot, lambda: room not in client.room_info, "the room's summary dropped")
+            assert room not in client.conn.views and room not in client._changed
+    finally:
+        await host.close()
+
+
+def _watches(room: Any, user: str) -> bool:
+    return any(peer.user == user for peer in room.peers)
