@@ -107,20 +107,35 @@ class LuminApp(App[None]):
         screen: Screen[Any] | None = None,
     ) -> None:
         """Run a request in the background; ``then`` gets its answer. A refusal is shown on
-        ``screen``'s status line (or as a notification)."""
+        ``screen``'s status line (or as a notification); so is a failure of ``then`` itself
+        (a bug, logged): the app and its screens stay."""
 
         async def run() -> None:
             try:
                 answer = await work
+                if then is not None:
+                    result = then(answer)
+                    if asyncio.iscoroutine(result):
+                        await result
             except ServerError as error:
                 self.say(error.message, screen)  # players read sentences, not codes
-                return
-            if then is not None:
-                result = then(answer)
-                if asyncio.iscoroutine(result):
-                    await result
+            except Exception as error:
+                self.log.error(f"request failed: {error!r}")
+                self.say(f"Something went wrong here ({error!r}); the game goes on.", screen)
 
-        self.run_worker(run(), group="requests")
+        self.run_worker(run(), group="requests", exit_on_error=False)
+
+    def open_from(self, screen: Screen[Any], new: Screen[Any], switch: bool = False) -> bool:
+        """Push ``new`` (or, with ``switch``, put it in place of ``screen``) when ``screen`` is
+        still the one shown: an answer that comes after the player moved on opens nothing
+        over what they look at now. Returns whether it did."""
+        if self.screen is not screen:
+            return False
+        if switch:
+            self.switch_screen(new)
+        else:
+            self.push_screen(new)
+        return True
 
     def say(self, text: str, screen: Screen[Any] | None = None) -> None:
         """Show a sentence to the player on the screen's status line."""

@@ -297,6 +297,6 @@ class CreateScreen(LuminScreen):
         def created(room: str) -> None:
             code = client.codes.get(room)
             note = None if code is None else f"Private room {room}: its code is {code}"
-            self.app.switch_screen(RoomScreen(room, note))
+            self.lumin.open_from(self, RoomScreen(room, note), switch=True)
 
         self.lumin.request(client.create_room(**fields), created, self)

@@ -204,7 +204,7 @@ class LobbyScreen(LuminScreen):
     def enter(self, room: str, code: str | None) -> None:
         from clients.terminal.room import RoomScreen
 
-        self.app.push_screen(RoomScreen(room))
+        self.lumin.open_from(self, RoomScreen(room))
 
     def action_watch(self) -> None:
         room = self.selected()

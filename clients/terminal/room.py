@@ -378,7 +378,8 @@ class RoomScreen(LuminScreen):
                     await client.join(room, seat)
                 else:
                     await client.watch(room)
-                self.app.switch_screen(RoomScreen(room))
+                if not self.lumin.open_from(self, RoomScreen(room), switch=True):
+                    self.lumin.say(f"Rematch room {room} is ready: find it in the lobby.")
 
             return enter()
 

@@ -1,0 +1,68 @@
+"""``lumin play``'s request plumbing: a failure inside what runs on an answer is a sentence on
+the status line, not a crash; an answer that comes after the player moved on opens no screen
+over the one they look at now."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from clients.sdk import LuminClient, human
+from clients.terminal.app import LuminApp
+from clients.terminal.create import CreateScreen
+from clients.terminal.lobby import LobbyScreen
+from tests.terminal.drive import room_screen, screen_text, until
+
+
+async def test_a_failing_answer_callback_is_said_on_the_status_line(url: str) -> None:
+    app = LuminApp(url, "Ada")
+    async with app.run_test(size=(100, 24)) as pilot:
+        lobby = await until(
+            pilot, lambda: isinstance(app.screen, LobbyScreen) and app.screen, "the lobby"
+        )
+        client = app.client
+        assert client is not None
+
+        def broken(_: Any) -> None:
+            raise RuntimeError("a drawing bug")
+
+        app.request(client.ping(), broken, lobby)
+        await until(pilot, lambda: "Something went wrong" in screen_text(app), "the sentence")
+        assert app.is_running and app.screen is lobby and app.return_code is None
+        await pilot.press("c")  # the app still takes keys
+        await until(pilot, lambda: isinstance(app.screen, CreateScreen), "the create form")
+
+
+async def test_an_answer_after_the_player_moved_on_opens_nothing_over_it(url: str) -> None:
+    host = await LuminClient.connect(url, "Host")
+    try:
+        room = await host.create_room("flip_over_frog", seats=[human(), human()], sit=0)
+        app = LuminApp(url, "Ada")
+        async with app.run_test(size=(100, 24)) as pilot:
+            lobby = await until(
+                pilot, lambda: isinstance(app.screen, LobbyScreen) and app.screen, "the lobby"
+            )
+            client = app.client
+            assert client is not None
+            gate = asyncio.Event()
+
+            async def slow_watch() -> None:
+                await gate.wait()
+                await client.watch(room)
+
+            entered: list[bool] = []
+
+            def enter(_: None) -> None:
+                lobby.enter(room, None)
+                entered.append(True)
+
+            app.request(slow_watch(), enter, lobby)
+            await pilot.press("c")  # the player moves on before the answer
+            form = await until(
+                pilot, lambda: isinstance(app.screen, CreateScreen) and app.screen, "the form"
+            )
+            gate.set()
+            await until(pilot, lambda: entered, "the watch answered and its callback ran")
+            assert app.screen is form and room_screen(app) is None
+    finally:
+        await host.close()
