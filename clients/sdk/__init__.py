@@ -45,7 +45,7 @@ from clients.sdk.events import (
     RoomChanged,
     Update,
 )
-from clients.sdk.legal import INFO_KEYS, Option, command_of, expand
+from clients.sdk.legal import ALIGNED_KEYS, INFO_KEYS, Option, command_of, expand
 from clients.sdk.views import (
     VIEWS,
     Flash8View,
@@ -56,6 +56,7 @@ from clients.sdk.views import (
 )
 
 __all__ = [
+    "ALIGNED_KEYS",
     "INFO_KEYS",
     "VIEWS",
     "BadBot",

@@ -18,9 +18,9 @@ from textual.containers import Horizontal, Vertical
 from textual.events import Key
 from textual.widgets import Footer, Input, Label, OptionList, RichLog, Static
 
+from clients.sdk.legal import Option, expand
 from clients.terminal.boards import board_for
 from clients.terminal.boards.base import Board, Context, Prompt, Reply, ending_sentence
-from clients.terminal.legal import Choice, expand
 from clients.terminal.picker import PickScreen
 from clients.terminal.status import LuminScreen, StatusLine
 from protocol.messages import (
@@ -98,9 +98,9 @@ class RoomScreen(LuminScreen):
         #: A first sentence for the status line (a private room's code).
         self.note = note
         self.board: Board = Board()
-        self.choices: list[Choice] = []
+        self.choices: list[Option] = []
         #: The commands the list shows: those whose words hold the filter's text.
-        self.shown: list[Choice] = []
+        self.shown: list[Option] = []
         self.filter_text = ""
         self.legal_seen: Any = None
         self.rematch_room: str | None = None
@@ -223,8 +223,7 @@ class RoomScreen(LuminScreen):
         legal = None if copy is None else copy.legal
         if legal != self.legal_seen:
             self.legal_seen = legal
-            fields = dict(game.commands) if game else {}
-            self.choices = expand(list(legal or ()), fields)
+            self.choices = expand(list(legal or ()), game.commands if game else None)
             self.fill_commands()
         self.redraw_board()
 
