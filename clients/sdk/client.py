@@ -241,7 +241,9 @@ class LuminClient:
 
     Make one with :meth:`connect`. ``timeout`` bounds each request's wait for its answer;
     ``give_up`` bounds reconnecting after a drop; ``new_identity`` accepts the new identity the
-    server gives when it refuses ``token`` (else that is an error); ``keep`` bounds
+    server gives when it refuses ``token`` at :meth:`connect` (else that is an error; a token
+    refused on a reconnect, a session signed out or revoked meanwhile, always ends the client
+    with ``bad_token``); ``keep`` bounds
     :attr:`messages`, :attr:`chat` and :attr:`errors`.
     """
 
@@ -417,11 +419,12 @@ class LuminClient:
 
     # -- plumbing -------------------------------------------------------------------------------
 
-    async def _open(self, token: str | None) -> None:
+    async def _open(self, token: str | None, first: bool = True) -> None:
         """Open a socket and shake hands on it with a fresh :class:`ClientConnection` that keeps
         the room copies of the last one; on success it becomes :attr:`socket` and :attr:`conn`
         (the caller marks the client online). Network errors propagate; a refused token raises
-        ``bad_token`` unless ``new_identity``."""
+        ``bad_token`` unless ``new_identity`` and ``first`` (a reconnect never becomes someone
+        else: its refused token ends the client with ``bad_token``)."""
         socket = await connect(
             self.url,
             origin=self.origin,  # type: ignore[arg-type]
@@ -435,6 +438,13 @@ class LuminClient:
             for frame in conn.data_to_send():
                 await socket.send(frame)
             welcome, refused = await asyncio.wait_for(self._welcome(socket, conn), self.timeout)
+            if refused is not None and not first:
+                raise ServerError(
+                    ErrorCode.BAD_TOKEN.value,
+                    f"The server no longer knows this identity's token ({refused.message})"
+                    " after the connection dropped (the session was signed out or revoked);"
+                    " the client ended rather than go on as someone else.",
+                )
             if refused is not None and not self.new_identity:
                 raise ServerError(
                     ErrorCode.BAD_TOKEN.value,
@@ -532,7 +542,7 @@ class LuminClient:
             async for attempt in retrying:
                 with attempt:
                     async with asyncio.timeout_at(deadline):
-                        await self._open(self.token)
+                        await self._open(self.token, first=False)
         except NETWORK_ERRORS as error:
             raise ConnectionLost(
                 "gave_up",

@@ -80,6 +80,11 @@ class LuminApp(App[None]):
             return
         self._reader = asyncio.create_task(self._read())
         await self.push_screen(LobbyScreen())
+        if self.client.token_refused is not None:
+            self.say(
+                f"The server did not know your --token, so you play as a new guest,"
+                f" {self.client.name} (i: this identity's token)."
+            )
 
     async def on_unmount(self) -> None:
         if self._reader is not None:

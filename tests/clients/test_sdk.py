@@ -282,8 +282,8 @@ async def test_close_during_a_reconnect_ends_even_when_the_reconnect_ignores_its
     must still end, and close the connection it made, instead of reading from it for ever."""
     opened = LuminClient._open
 
-    async def stubborn(self: LuminClient, token: str | None) -> None:
-        opening = asyncio.ensure_future(opened(self, token))
+    async def stubborn(self: LuminClient, token: str | None, first: bool = True) -> None:
+        opening = asyncio.ensure_future(opened(self, token, first))
         while True:
             try:
                 return await asyncio.shield(opening)
@@ -411,6 +411,30 @@ async def test_a_client_that_signs_in_reconnects_as_the_account(patient) -> None
         await until(lambda: other.conn is not first and other.online)
         assert other.welcome.user == claimed.user and other.token == signed.token
         assert [s.session for s in await other.sessions()][-1] == signed.session
+    finally:
+        await ada.close()
+        await other.close()
+
+
+@pytest.mark.parametrize("new_identity", [False, True])
+async def test_a_reconnect_whose_token_was_revoked_ends_the_client_with_bad_token(
+    url, new_identity: bool
+) -> None:
+    """A session revoked from elsewhere: the server says ``bye`` and forgets the token; the
+    client's reconnect is refused, and it ends (``bad_token``) rather than come back as a new
+    guest, even with ``new_identity`` (which only covers the token given to ``connect``)."""
+    ada = await LuminClient.connect(url, "Ada", new_identity=new_identity)
+    other = await LuminClient.connect(url, "Someone")
+    try:
+        claimed = await ada.claim_name("Ada", "correct horse")
+        await other.sign_in("ada", "correct horse")
+        await other.revoke_session()  # every session but this one: Ada's
+        await until(lambda: ada.failure is not None)
+        assert ada.failure is not None and ada.failure.code == "bad_token"
+        assert ada.user == claimed.user, "still the account, never someone else"
+        with pytest.raises(ServerError) as ended:
+            await ada.ping()
+        assert ended.value.code == "bad_token"
     finally:
         await ada.close()
         await other.close()

@@ -66,3 +66,20 @@ async def test_an_answer_after_the_player_moved_on_opens_nothing_over_it(url: st
             assert app.screen is form and room_screen(app) is None
     finally:
         await host.close()
+
+
+async def test_a_refused_token_is_said_and_a_revoked_one_ends_the_session(url: str) -> None:
+    app = LuminApp(url, "Ada", token="tk_forged")
+    async with app.run_test(size=(120, 24)) as pilot:
+        await until(pilot, lambda: "did not know your --token" in screen_text(app), "the news")
+        client = app.client
+        assert client is not None and client.token_refused is not None
+        await client.claim_name("Ada", "correct horse")
+        other = await LuminClient.connect(url, "Someone")
+        try:
+            await other.sign_in("ada", "correct horse")
+            await other.revoke_session()  # Ada's session: her reconnect is refused
+            await until(pilot, lambda: "OFFLINE (bad_token)" in screen_text(app), "the end")
+            assert "no longer knows this identity" in screen_text(app)
+        finally:
+            await other.close()
