@@ -437,7 +437,8 @@ class LuminClient:
             conn.hello(self.name, token=token, client="lumin-python")
             for frame in conn.data_to_send():
                 await socket.send(frame)
-            welcome, refused = await asyncio.wait_for(self._welcome(socket, conn), self.timeout)
+            async with asyncio.timeout(self.timeout):  # a TimeoutError is a network error
+                welcome, refused = await self._welcome(socket, conn)
             if refused is not None and not first:
                 raise ServerError(
                     ErrorCode.BAD_TOKEN.value,
@@ -779,8 +780,9 @@ class LuminClient:
                 raise ConnectionLost(
                     "disconnected", f"The connection to the server dropped ({_describe(error)})."
                 ) from error
-            try:
-                return await asyncio.wait_for(future, self.timeout)
+            try:  # not wait_for: on Python 3.11 it can lose a cancel that meets the answer
+                async with asyncio.timeout(self.timeout):
+                    return await future
             except TimeoutError:
                 raise RequestTimeout(
                     "timeout", f"The server did not answer within {self.timeout:g} s."

@@ -438,3 +438,22 @@ async def test_a_reconnect_whose_token_was_revoked_ends_the_client_with_bad_toke
     finally:
         await ada.close()
         await other.close()
+
+
+async def test_a_request_cancelled_as_its_answer_arrives_is_cancelled_or_done(connect) -> None:
+    """A cancel the request's task accepted is never lost (Python 3.11's ``wait_for`` returns
+    the answer instead when the cancel meets it), so a caller's timeout or shutdown holds."""
+    ada: LuminClient = await connect("Ada")
+    for _ in range(5):
+        task = asyncio.create_task(ada.ping())
+        for _ in range(1000):  # the task registers its answer's future on its first step
+            if ada.answers:
+                break
+            await asyncio.sleep(0)
+        (future,) = ada.answers.values()
+        accepted: list[bool] = []
+        future.add_done_callback(lambda _, t=task, a=accepted: a.append(t.cancel()))
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        assert accepted, "the answer came"
+        assert task.cancelled() or not accepted[0], "a cancel accepted was lost"
