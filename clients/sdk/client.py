@@ -109,6 +109,7 @@ from protocol.messages import (
     Moved,
     OpenReplay,
     Ping,
+    Pong,
     Ready,
     Rematch,
     ReplaySeek,
@@ -307,6 +308,8 @@ class LuminClient:
         #: Why the client ended for good (``gave_up``, ``bad_token``...), once it has.
         self.failure: ServerError | None = None
         self.last_created: RoomCreated | None = None
+        #: The server's clock minus this machine's, as last estimated (:meth:`server_time`).
+        self.clock_offset = 0.0
         #: Whether the client watches the lobby (:meth:`watch_lobby`, until
         #: :meth:`unwatch_lobby`): it watches it again after every reconnect.
         self.watching_lobby = False
@@ -435,6 +438,7 @@ class LuminClient:
         try:
             conn = ClientConnection(views=self.conn.views)
             conn.hello(self.name, token=token, client="lumin-python")
+            sent = time.time()
             for frame in conn.data_to_send():
                 await socket.send(frame)
             async with asyncio.timeout(self.timeout):  # a TimeoutError is a network error
@@ -455,8 +459,20 @@ class LuminClient:
         except BaseException:
             await socket.close()
             raise
+        self._clock(welcome.server_time, sent)
         self.socket, self.conn, self.welcome, self.token_refused = socket, conn, welcome, refused
         self._resumed = set()
+
+    def _clock(self, server_time: float, sent: float) -> None:
+        """Estimate the server's clock from an answer that carried ``server_time`` to a
+        request sent at ``sent`` (this machine's clock): the server read it half way."""
+        self.clock_offset = server_time - (sent + time.time()) / 2
+
+    def server_time(self) -> float:
+        """The server's clock now (seconds since the epoch), from this machine's clock and
+        the offset estimated at each handshake (``welcome``'s ``server_time``, so again after
+        every reconnect) and at each :meth:`ping`."""
+        return time.time() + self.clock_offset
 
     async def _welcome(
         self, socket: Socket, conn: ClientConnection
@@ -851,10 +867,10 @@ class LuminClient:
         return [] if copy is None else [dict(entry) for entry in copy.legal]
 
     def room_time(self, room: str) -> float:
-        """The room clock of ``room`` now (the clock of its view's deadlines), from this
-        machine's clock and the room's ``clock_origin``."""
+        """The room clock of ``room`` now (the clock of its view's deadlines), from the
+        server's clock (:meth:`server_time`) and the room's ``clock_origin``."""
         copy = self.conn.views.get(room)
-        return time.time() - (0.0 if copy is None else copy.clock_origin)
+        return self.server_time() - (0.0 if copy is None else copy.clock_origin)
 
     def seq(self, room: str) -> int:
         """The sequence number of the live view of ``room``."""
@@ -892,9 +908,13 @@ class LuminClient:
     # -- requests -------------------------------------------------------------------------------
 
     async def ping(self) -> float:
-        """The server's clock (seconds since the epoch)."""
+        """The server's clock (seconds since the epoch); refines :meth:`server_time`."""
+        sent = time.time()
         answer = await self.request(Ping(client_time=asyncio.get_running_loop().time()))
-        return float(answer.server_time)  # type: ignore[attr-defined]
+        if not isinstance(answer, Pong):
+            raise ServerError("internal", f"ping was answered {answer.TYPE!r}.")
+        self._clock(answer.server_time, sent)
+        return float(answer.server_time)
 
     async def watch_lobby(self) -> list[RoomSummary]:
         """Watch the lobby: its first page now, then ``lobby_update`` messages; after each

@@ -46,8 +46,6 @@ class LuminApp(App[None]):
         self.token = token
         self.client: LuminClient | None = None
         self.games: dict[str, GameInfo] = {}
-        #: Server time minus this machine's clock, from a ``ping`` at connect (room clocks).
-        self.clock_offset = 0.0
         self.failure: str | None = None
         self._reader: asyncio.Task[None] | None = None
 
@@ -57,7 +55,8 @@ class LuminApp(App[None]):
         return not self.no_color
 
     def server_time(self) -> float:
-        return time.time() + self.clock_offset
+        """The server's clock now, as the client library estimates it (room clocks)."""
+        return time.time() if self.client is None else self.client.server_time()
 
     async def on_mount(self) -> None:
         from clients.terminal.lobby import LobbyScreen
@@ -71,9 +70,6 @@ class LuminApp(App[None]):
                 give_up=self.GIVE_UP,
             )
             self.games = {game.id: game for game in await self.client.list_games()}
-            sent = time.time()
-            server = await self.client.ping()
-            self.clock_offset = server - (sent + time.time()) / 2
         except ServerError as error:
             self.failure = error.message
             self.exit(return_code=1, message=f"lumin play: {error.message}")

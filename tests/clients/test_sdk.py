@@ -159,6 +159,8 @@ class Scripted:
     busy: int | None = None
     #: When set, a connection after the first is welcomed only once this event is set.
     hold: asyncio.Event | None = None
+    #: Seconds the server's clock is ahead of this machine's.
+    skew: float = 0.0
     received: list[list[Message]] = attrs.Factory(list)
 
     async def handle(self, socket: ServerSocket) -> None:
@@ -198,7 +200,7 @@ class Scripted:
                 token="tk_scripted",
                 user="u-scripted",
                 name=hello.name,
-                server_time=time.time(),
+                server_time=time.time() + self.skew,
                 max_frame=65536,
             )
         )
@@ -457,3 +459,21 @@ async def test_a_request_cancelled_as_its_answer_arrives_is_cancelled_or_done(co
             await task
         assert accepted, "the answer came"
         assert task.cancelled() or not accepted[0], "a cancel accepted was lost"
+
+
+async def test_room_time_follows_the_servers_clock_not_this_machines() -> None:
+    """A server whose clock is 1000 s ahead: ``server_time`` and ``room_time`` follow it, from
+    the welcome, and again from the welcome of each reconnect."""
+    script = Scripted(skew=1000.0)
+    async with scripted_server(script) as url:
+        client = await LuminClient.connect(url, "Ada", give_up=10)
+        try:
+            assert abs(client.server_time() - (time.time() + 1000)) < 5
+            assert abs(client.room_time("r1") - (time.time() + 1000)) < 5  # clock_origin 0
+            script.skew = -1000.0
+            with pytest.raises(ConnectionLost):
+                await client.request(Leave(room="r1"))  # the script drops the connection
+            await until(lambda: client.online and len(script.received) == 2)
+            assert abs(client.server_time() - (time.time() - 1000)) < 5
+        finally:
+            await client.close()
