@@ -368,8 +368,19 @@ class RoomScreen(LuminScreen):
         if summary is None or summary.state != "finished":
             self.show_status("A rematch needs a finished game.")
             return
-        mine = client.conn.views.get(self.room)
-        seat = None if mine is None else mine.seat
+        seat = self.my_seat()
+        if seat is None:  # a spectator cannot ask for a rematch, but may watch one
+            if self.rematch_room is None:
+                self.show_status("Only the players may ask for a rematch; m watches one they make.")
+                return
+            room = self.rematch_room
+
+            def watching(_: None) -> None:
+                if not self.lumin.open_from(self, RoomScreen(room), switch=True):
+                    self.lumin.say(f"You watch rematch room {room}: find it in the lobby.")
+
+            self.lumin.request(client.watch(room), watching, self)
+            return
 
         def go(room: str) -> Any:
             async def enter() -> None:

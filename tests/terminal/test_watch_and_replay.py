@@ -4,11 +4,13 @@ by its code."""
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 from clients.sdk import LuminClient, bot, human
 from clients.terminal.app import LuminApp
 from clients.terminal.replay import ReplayScreen
+from tests.server.test_play import play_seat
 from tests.terminal.drive import create_room, room_screen, save_shot, screen_text, state, until
 
 
@@ -125,3 +127,29 @@ async def test_escape_from_a_live_game_one_watches_stops_watching_it(server, url
 
 def _watches(room: Any, user: str) -> bool:
     return any(peer.user == user for peer in room.peers)
+
+
+async def test_a_spectator_presses_m_to_watch_the_rematch(url: str) -> None:
+    host = await LuminClient.connect(url, "Host")
+    try:
+        room = await host.create_room("flip_over_frog", seats=[human(), bot("easy")], sit=0)
+        app = LuminApp(url, "Ada")
+        async with app.run_test(size=(100, 24)) as pilot:
+            await until(pilot, lambda: room in screen_text(app), "the room in the lobby")
+            await pilot.press("w")
+            await until(pilot, lambda: room_screen(app), "the room, watched")
+            await host.ready(room)
+            await host.start(room)
+            await play_seat(host, room, random.Random(3), "flip_over_frog")
+            await until(pilot, lambda: state(app, room) == "finished", "the end of the game")
+            again = await host.rematch(room)
+            await until(pilot, lambda: "press m" in screen_text(app), "the rematch offered")
+            await pilot.press("m")
+            await until(
+                pilot,
+                lambda: (screen := room_screen(app)) is not None and screen.room == again,
+                "the rematch room, watched",
+            )
+            assert app.client is not None and app.client.legal(again) == []
+    finally:
+        await host.close()
