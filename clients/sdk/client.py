@@ -99,6 +99,7 @@ from protocol.messages import (
     Error,
     GameInfo,
     GameOver,
+    Games,
     JoinSeat,
     Kicked,
     Leave,
@@ -107,6 +108,7 @@ from protocol.messages import (
     ListSessions,
     Message,
     Moved,
+    Ok,
     OpenReplay,
     Ping,
     Pong,
@@ -217,6 +219,20 @@ class Recent(asyncio.Queue[T]):
     async def put(self, item: T) -> None:
         """Add ``item`` at once (never waits; see :meth:`put_nowait`)."""
         self.put_nowait(item)
+
+
+A = TypeVar("A")
+
+
+def _answer(answer: Message, kind: type[A] | tuple[type, ...], request: str) -> A:
+    """``answer`` when it is of ``kind`` (the answer a request of type ``request`` gets), else
+    ``ServerError("internal")``: a server that answers otherwise is not followed blindly (and
+    ``python -O`` would strip an ``assert``)."""
+    if not isinstance(answer, kind):
+        raise ServerError(
+            "internal", f"The server answered {request!r} with {answer.TYPE!r}, not its answer."
+        )
+    return answer  # type: ignore[return-value]
 
 
 def _describe(error: BaseException) -> str:
@@ -944,7 +960,8 @@ class LuminClient:
         return self._signed_in(await self.request(SignIn(name=name, password=password)))
 
     def _signed_in(self, answer: Message) -> Account:
-        assert isinstance(answer, Account) and self.welcome is not None
+        answer = _answer(answer, Account, "claim_name/sign_in")
+        assert self.welcome is not None  # connect() set it
         self.name = answer.name
         self.welcome = attrs.evolve(
             self.welcome, token=answer.token, user=answer.user, name=answer.name
@@ -953,8 +970,7 @@ class LuminClient:
 
     async def sessions(self) -> list[SessionInfo]:
         """The account's sessions, oldest first (``not_signed_in`` for a guest)."""
-        answer = await self.request(ListSessions())
-        assert isinstance(answer, Sessions)
+        answer = _answer(await self.request(ListSessions()), Sessions, "list_sessions")
         return list(answer.sessions)
 
     async def revoke_session(self, session: str | None = None) -> None:
@@ -963,8 +979,8 @@ class LuminClient:
 
     async def list_games(self) -> list[GameInfo]:
         """The games the server hosts: options, seat choices, bots, seat counts."""
-        answer = await self.request(ListGames())
-        return list(answer.games)  # type: ignore[attr-defined]
+        answer = _answer(await self.request(ListGames()), Games, "list_games")
+        return list(answer.games)
 
     # -- players' pages over HTTP (docs/protocol.md, "Leaderboards and history") ---------------
 
@@ -1007,8 +1023,8 @@ class LuminClient:
         return answer
 
     async def list_rooms(self, game: str | None = None) -> list[RoomSummary]:
-        answer = await self.request(ListRooms(game=game))
-        return list(answer.rooms)  # type: ignore[attr-defined]
+        answer = _answer(await self.request(ListRooms(game=game)), RoomList, "list_rooms")
+        return list(answer.rooms)
 
     async def create_room(
         self,
@@ -1030,7 +1046,7 @@ class LuminClient:
                 turn_clock=turn_clock,
             )
         )
-        assert isinstance(answer, RoomCreated)
+        answer = _answer(answer, RoomCreated, "create_room")
         self.last_created = answer
         if answer.code is not None:
             self.codes[answer.room] = answer.code
@@ -1077,14 +1093,16 @@ class LuminClient:
         await self.request(Start(room=room))
 
     async def rematch(self, room: str) -> str:
-        answer = await self.request(Rematch(room=room))
-        return str(answer.room)  # type: ignore[attr-defined]
+        """Ask for a rematch of the finished ``room``; returns the new room's id."""
+        answer = _answer(await self.request(Rematch(room=room)), Ok, "rematch")
+        if answer.room is None:
+            raise ServerError("internal", "The server's answer to 'rematch' names no room.")
+        return answer.room
 
     async def act(self, room: str, command: Mapping[str, Any]) -> CommandAccepted | CommandRejected:
         """Send a game command; returns ``command_accepted`` or ``command_rejected``."""
         answer = await self.request(Act(room=room, command=dict(command), seq=self.seq(room)))
-        assert isinstance(answer, CommandAccepted | CommandRejected)
-        return answer
+        return _answer(answer, (CommandAccepted, CommandRejected), "act")
 
     async def resume(self, room: str, seq: int, epoch: str) -> None:
         await self.request(Resume(room=room, seq=seq, epoch=epoch))
@@ -1098,8 +1116,7 @@ class LuminClient:
         """Open a replay of the finished ``room`` seen by ``viewer`` (a seat, or ``None`` for
         the public view); a private game's needs its ``code`` unless this identity played it."""
         answer = await self.request(OpenReplay(room=room, viewer=viewer, code=code))
-        assert isinstance(answer, ReplayState)
-        return answer
+        return _answer(answer, ReplayState, "replay")
 
     async def close_replay(self, replay: str) -> None:
         """Close the replay ``replay`` (the server forgets its position)."""
@@ -1107,15 +1124,12 @@ class LuminClient:
 
     async def replay_step(self, replay: str, steps: int = 1) -> ReplayState:
         answer = await self.request(ReplayStep(replay=replay, steps=steps))
-        assert isinstance(answer, ReplayState)
-        return answer
+        return _answer(answer, ReplayState, "replay")
 
     async def replay_seek(self, replay: str, position: int) -> ReplayState:
         answer = await self.request(ReplaySeek(replay=replay, position=position))
-        assert isinstance(answer, ReplayState)
-        return answer
+        return _answer(answer, ReplayState, "replay")
 
     async def replay_viewer(self, replay: str, viewer: int | None) -> ReplayState:
         answer = await self.request(ReplayViewer(replay=replay, viewer=viewer))
-        assert isinstance(answer, ReplayState)
-        return answer
+        return _answer(answer, ReplayState, "replay")

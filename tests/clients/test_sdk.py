@@ -477,3 +477,18 @@ async def test_room_time_follows_the_servers_clock_not_this_machines() -> None:
             assert abs(client.server_time() - (time.time() - 1000)) < 5
         finally:
             await client.close()
+
+
+async def test_an_answer_of_the_wrong_type_is_an_internal_error_not_an_assert(scripted) -> None:
+    """A server that answers a request with another request's answer: ``ServerError``
+    (``internal``) naming both, the same under ``python -O``."""
+    script, url = scripted
+    script.busy = 0  # the script answers every request `ok`
+    client = await LuminClient.connect(url, "Ada")
+    try:
+        for call in (client.list_games(), client.list_rooms(), client.sessions()):
+            with pytest.raises(ServerError) as wrong:
+                await call
+            assert wrong.value.code == "internal" and "'ok'" in wrong.value.message
+    finally:
+        await client.close()
