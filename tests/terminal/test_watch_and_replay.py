@@ -8,6 +8,8 @@ import asyncio
 import random
 from typing import Any
 
+import pytest
+
 from clients.sdk import LuminClient, bot, human
 from clients.terminal.app import LuminApp
 from clients.terminal.replay import ReplayScreen
@@ -238,5 +240,26 @@ async def test_a_replay_left_before_it_opens_is_closed_and_one_lost_is_reopened(
             await pilot.press("right")
             await until(pilot, lambda: replay.state.position == 2, "a step on, reopened")
             assert len(opened) == 3 and replay.state.replay == opened[-1]
+    finally:
+        await host.close()
+
+
+@pytest.mark.parametrize(
+    ("game", "key"), [("neon_hex", "e"), ("neon_flip", "e"), ("neon_flip", "x")]
+)
+async def test_a_boards_acting_key_tells_a_spectator_they_watch(
+    url: str, game: str, key: str
+) -> None:
+    host = await LuminClient.connect(url, "Host")
+    try:
+        room = await host.create_room(game, seats=[human(), bot()], sit=0)
+        app = LuminApp(url, "Ada")
+        async with app.run_test(size=(100, 24)) as pilot:
+            await until(pilot, lambda: room in screen_text(app), "the room in the lobby")
+            await pilot.press("w")
+            screen = await until(pilot, lambda: room_screen(app), "the room, watched")
+            await until(pilot, lambda: screen.board.game == game, "the game's board")
+            await pilot.press(key)
+            await until(pilot, lambda: "You are watching." in screen_text(app), "the sentence")
     finally:
         await host.close()

@@ -124,6 +124,8 @@ class HexBoard(Board):
 
     def key(self, key: str, ctx: Context) -> Reply:
         if key == "e":
+            if ctx.seat is None:
+                return "You are watching."
             for choice in ctx.choices:
                 if choice.type == "end_turn":
                     return choice.command

@@ -185,6 +185,8 @@ class NeonFlipBoard(Board):
         wanted = {"e": "end_turn", "x": "stop_cascade"}.get(key)
         if wanted is None:
             return None
+        if ctx.seat is None:
+            return "You are watching."
         for choice in ctx.choices:
             if choice.type == wanted:
                 return choice.command
