@@ -83,3 +83,34 @@ async def test_a_refused_token_is_said_and_a_revoked_one_ends_the_session(url: s
             assert "no longer knows this identity" in screen_text(app)
         finally:
             await other.close()
+
+
+async def test_the_create_form_takes_typed_seat_counts_and_clamps_typed_options(
+    url: str,
+) -> None:
+    app = LuminApp(url, "Ada")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        await pilot.press("c")
+        form = await until(pilot, lambda: app.screen.query("RoomForm").first(), "the form")
+        for _ in range(len(form.games)):
+            if form.game.id == "flash8":
+                break
+            await pilot.press("right")
+        assert form.game.id == "flash8"
+        await _row(pilot, form, "option:lockout")
+        await pilot.press("9", "9")  # its maximum is 60 s
+        assert form.options["lockout"] == 60.0
+        await _row(pilot, form, "seats")
+        await pilot.press("3")
+        assert len(form.seats) == 3
+        await pilot.press("backspace", "9")  # a race seats at most 4
+        assert len(form.seats) == 4
+
+
+async def _row(pilot: Any, form: Any, key: str) -> None:
+    for _ in range(len(form.rows()) + 1):
+        if form.rows()[form.row].key == key:
+            return
+        await pilot.press("down")
+    raise AssertionError(f"the form has no row {key!r}")
