@@ -30,12 +30,22 @@ from clients.sdk.client import (
     LuminClient,
     Recent,
     RequestTimeout,
+    RoomGone,
     ServerError,
     bot,
     human,
 )
-from clients.sdk.events import Chat, Closed, Ended, Event, Problem, RoomChanged, Update
-from clients.sdk.legal import INFO_KEYS, Option, command_of, expand
+from clients.sdk.events import (
+    Chat,
+    Closed,
+    Ended,
+    Event,
+    LobbyListed,
+    Problem,
+    RoomChanged,
+    Update,
+)
+from clients.sdk.legal import ALIGNED_KEYS, INFO_KEYS, Option, command_of, expand
 from clients.sdk.views import (
     VIEWS,
     Flash8View,
@@ -46,6 +56,7 @@ from clients.sdk.views import (
 )
 
 __all__ = [
+    "ALIGNED_KEYS",
     "INFO_KEYS",
     "VIEWS",
     "BadBot",
@@ -58,6 +69,7 @@ __all__ = [
     "Event",
     "Flash8View",
     "FlipOverFrogView",
+    "LobbyListed",
     "LuminClient",
     "Move",
     "NeonFlipView",
@@ -69,6 +81,7 @@ __all__ = [
     "Recent",
     "RequestTimeout",
     "RoomChanged",
+    "RoomGone",
     "ServerError",
     "Turn",
     "Update",

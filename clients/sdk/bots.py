@@ -26,7 +26,7 @@ from typing import Any, Protocol, cast, runtime_checkable
 
 import attrs
 
-from clients.sdk.client import ConnectionLost, LuminClient
+from clients.sdk.client import ConnectionLost, LuminClient, RoomGone, ServerError
 from clients.sdk.legal import Option, expand
 from protocol.messages import CommandRejected, GameOver
 
@@ -174,9 +174,14 @@ async def play_seat(
     for its moment unless the view changes first (then the bot thinks again). A refused
     command is thought over once the view changes (or after a second), never in a tight loop.
     A request that fails because the connection dropped waits for the resume, which the
-    client makes by itself; giving up (``gave_up``) propagates.
+    client makes by itself; giving up (``gave_up``) propagates. When the room is closed to the
+    client before the game is over (``room_closed``, the seat ``kicked``, the room given up
+    after a reconnect: :attr:`LuminClient.closed`), raises :class:`~clients.sdk.RoomGone`
+    with the reason as its code.
     """
     while room not in client.game_over:
+        if room in client.closed:
+            raise RoomGone(client.closed[room])
         view = client.view(room)
         legal = client.legal(room)
         now = client.room_time(room)
@@ -196,6 +201,10 @@ async def play_seat(
                 raise
             await client.changed(room)  # the resume after the reconnect wakes this
             continue
+        except ServerError:
+            if room in client.closed:  # refused because the room closed meanwhile
+                raise RoomGone(client.closed[room]) from None
+            raise
         if isinstance(answer, CommandRejected):
             await _changed_within(client, room, 1.0)
     return client.game_over[room]

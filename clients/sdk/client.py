@@ -28,12 +28,23 @@ On a cluster, a request for a room another node plays is answered with ``moved``
 reconnects to the node it names (at once), resumes every room it holds, and sends the request
 again there, so the caller sees only the final answer; it follows at most
 :attr:`~LuminClient.MAX_MOVES` in a row. A ``moved`` on its own (the room moved away under the
-connection), or one answering the client's own ``resume`` after a reconnect (the node it
-reached does not play the room), makes it reconnect to the named node and resume. When the
-node it was sent to cannot be reached, it reconnects to the URL it was first given (any node of
-the cluster). A request answered ``try_again`` (its room is changing node, or the node that
-plays it cannot be reached for a moment) was not carried out; it is sent again after
+connection) makes it reconnect to the named node and resume. When the node it was sent to
+cannot be reached, it reconnects to the URL it was first given (any node of the cluster). A
+request answered ``try_again`` (its room is changing node, or the node that plays it cannot
+be reached for a moment) was not carried out; it is sent again after
 :attr:`~LuminClient.RESUME_AGAIN` seconds, at most :attr:`~LuminClient.TRY_AGAIN_TIMES` times.
+
+After a reconnect each room is resumed on its own. A resume answered ``try_again`` (the room's
+node died and its lease has not lapsed yet, or the room is changing node) is sent again on the
+same connection, after :attr:`~LuminClient.RESUME_AGAIN` seconds doubling to
+:attr:`~LuminClient.RESUME_MAX`; one answered ``moved`` makes the client reconnect to the node
+it names (at once when that is news, else after the same backoff), unless another room holds
+a seat on the current connection (one connection is on one node: following would lose that
+room), then it is tried again where it is. A room that is not back within ``give_up`` seconds
+of its first refused resume, or whose resume is refused for good (``no_such_room``...), is
+given up: it is dropped from :attr:`~LuminClient.conn`'s views and :attr:`~LuminClient.room_info`,
+kept in :attr:`~LuminClient.closed`, and a :class:`~clients.sdk.events.Closed` event (reason
+``gave_up``, or the refusal's code) says so; the connection and the other rooms stay.
 
 What the client keeps per connection is bounded: :attr:`~LuminClient.messages`,
 :attr:`~LuminClient.events`, :attr:`~LuminClient.chat` and :attr:`~LuminClient.errors` hold the
@@ -47,6 +58,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import random
 import time
 import urllib.error
 import urllib.parse
@@ -71,7 +83,7 @@ from websockets.asyncio.client import ClientConnection as Socket
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, WebSocketException
 
-from clients.sdk.events import Event, Problem, event_of
+from clients.sdk.events import Closed, Event, LobbyListed, Problem, event_of
 from protocol.connection import ClientConnection, InvalidState
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import (
@@ -87,15 +99,19 @@ from protocol.messages import (
     Error,
     GameInfo,
     GameOver,
+    Games,
     JoinSeat,
+    Kicked,
     Leave,
     ListGames,
     ListRooms,
     ListSessions,
     Message,
     Moved,
+    Ok,
     OpenReplay,
     Ping,
+    Pong,
     Ready,
     Rematch,
     ReplaySeek,
@@ -104,7 +120,9 @@ from protocol.messages import (
     ReplayViewer,
     Resume,
     RevokeSession,
+    RoomClosed,
     RoomCreated,
+    RoomList,
     RoomSummary,
     RoomUpdate,
     SeatChoice,
@@ -112,6 +130,7 @@ from protocol.messages import (
     Sessions,
     SignIn,
     Start,
+    UnwatchLobby,
     WatchLobby,
     WatchRoom,
     Welcome,
@@ -123,6 +142,7 @@ __all__ = [
     "LuminClient",
     "Recent",
     "RequestTimeout",
+    "RoomGone",
     "ServerError",
     "bot",
     "human",
@@ -161,6 +181,17 @@ class ConnectionLost(ServerError):
     ``give_up`` seconds; the client has ended) or ``closed`` (the client was closed)."""
 
 
+class RoomGone(ServerError):
+    """The room is closed to this client: ``code`` is the :class:`~clients.sdk.events.Closed`
+    event's reason (``room_closed``'s: ``expired``, ``abandoned``, ``internal_error``,
+    ``closed_by_operator``; ``kicked`` when the seat was taken from it; ``gave_up`` or a
+    refusal's code when it could not get back in after a reconnect), ``message`` the sentence."""
+
+    def __init__(self, closed: Closed) -> None:
+        super().__init__(closed.reason, closed.message or f"Room {closed.room} is closed.")
+        self.room = closed.room
+
+
 class RequestTimeout(ServerError, TimeoutError):
     """No answer came within the client's ``timeout`` (code ``timeout``); also a
     :class:`TimeoutError`."""
@@ -190,6 +221,20 @@ class Recent(asyncio.Queue[T]):
         self.put_nowait(item)
 
 
+A = TypeVar("A")
+
+
+def _answer(answer: Message, kind: type[A] | tuple[type, ...], request: str) -> A:
+    """``answer`` when it is of ``kind`` (the answer a request of type ``request`` gets), else
+    ``ServerError("internal")``: a server that answers otherwise is not followed blindly (and
+    ``python -O`` would strip an ``assert``)."""
+    if not isinstance(answer, kind):
+        raise ServerError(
+            "internal", f"The server answered {request!r} with {answer.TYPE!r}, not its answer."
+        )
+    return answer  # type: ignore[return-value]
+
+
 def _describe(error: BaseException) -> str:
     """A short sentence for a network error (some, like a timeout, have no text of their own)."""
     text = str(error).strip()
@@ -213,7 +258,9 @@ class LuminClient:
 
     Make one with :meth:`connect`. ``timeout`` bounds each request's wait for its answer;
     ``give_up`` bounds reconnecting after a drop; ``new_identity`` accepts the new identity the
-    server gives when it refuses ``token`` (else that is an error); ``keep`` bounds
+    server gives when it refuses ``token`` at :meth:`connect` (else that is an error; a token
+    refused on a reconnect, a session signed out or revoked meanwhile, always ends the client
+    with ``bad_token``); ``keep`` bounds
     :attr:`messages`, :attr:`chat` and :attr:`errors`.
     """
 
@@ -226,8 +273,10 @@ class LuminClient:
     MAX_MOVES = 3
     #: Times a request answered ``try_again`` is sent again before the answer is raised.
     TRY_AGAIN_TIMES = 3
-    #: Seconds before a resume answered ``try_again`` (its room changing node) is sent again.
+    #: Seconds before a request or a resume answered ``try_again`` is sent again (a resume's
+    #: wait doubles with each refusal in a row, to at most :attr:`RESUME_MAX`).
     RESUME_AGAIN = 1.0
+    RESUME_MAX = 4.0
 
     def __init__(
         self,
@@ -264,6 +313,9 @@ class LuminClient:
         #: The newest ``keep`` frames that did not decode or deltas that did not fit.
         self.errors: deque[ProtocolError] = deque(maxlen=keep)
         self.game_over: dict[str, GameOver] = {}
+        #: The rooms closed to this client (``room_closed``, ``kicked``, or given up after a
+        #: reconnect), with the :class:`~clients.sdk.events.Closed` event that said so.
+        self.closed: dict[str, Closed] = {}
         #: The latest summary of every room this client is in (game, seats, state...).
         self.room_info: dict[str, RoomSummary] = {}
         #: Private rooms' codes (from :meth:`join`, :meth:`watch`, :meth:`create_room`), sent
@@ -272,6 +324,15 @@ class LuminClient:
         #: Why the client ended for good (``gave_up``, ``bad_token``...), once it has.
         self.failure: ServerError | None = None
         self.last_created: RoomCreated | None = None
+        #: The server's clock minus this machine's, as last estimated (:meth:`server_time`).
+        self.clock_offset = 0.0
+        #: Whether the client watches the lobby (:meth:`watch_lobby`, until
+        #: :meth:`unwatch_lobby`): it watches it again after every reconnect.
+        self.watching_lobby = False
+        #: The id of the newest ``watch_lobby`` sent: its ``room_list`` is the lobby now.
+        self.lobby_ref: int | None = None
+        #: The id of the ``watch_lobby`` a reconnect sent (its answer is a LobbyListed event).
+        self._lobby_again: int | None = None
         self._changed: dict[str, asyncio.Event] = {}
         #: Set when an event is queued or the client ends (wakes :meth:`stream`).
         self._stream_wake = asyncio.Event()
@@ -284,8 +345,14 @@ class LuminClient:
         self._reconnected = asyncio.Event()
         #: A node a ``moved`` without ``ref`` named: the reader reconnects there.
         self._moved_to: str | None = None
-        #: ``moved`` answers to this client's own resumes followed in a row.
-        self._resume_moves = 0
+        #: Rooms whose resume was refused (``try_again``/``moved``) and that are not back yet:
+        #: the refusals in a row, when the first came (the loop's clock), the last ``moved`` URL.
+        self._refused: dict[str, tuple[int, float, str | None]] = {}
+        #: Rooms whose resume was answered on the current connection.
+        self._resumed: set[str] = set()
+        #: Resumes to send again later, and moves to follow later (cancelled on close).
+        self._later: set[asyncio.TimerHandle] = set()
+        self._tasks: set[asyncio.Task[None]] = set()
 
     @classmethod
     async def connect(
@@ -359,6 +426,8 @@ class LuminClient:
         cancel when what it waits for completes at the same moment, so the reader also looks
         at ``_closing`` once a reconnect is done, and closes the connection it made."""
         self._closing = True
+        for timer in self._later:
+            timer.cancel()
         if self.socket is not None:
             await self.socket.close()
         if self._reader is not None:
@@ -369,11 +438,12 @@ class LuminClient:
 
     # -- plumbing -------------------------------------------------------------------------------
 
-    async def _open(self, token: str | None) -> None:
+    async def _open(self, token: str | None, first: bool = True) -> None:
         """Open a socket and shake hands on it with a fresh :class:`ClientConnection` that keeps
         the room copies of the last one; on success it becomes :attr:`socket` and :attr:`conn`
         (the caller marks the client online). Network errors propagate; a refused token raises
-        ``bad_token`` unless ``new_identity``."""
+        ``bad_token`` unless ``new_identity`` and ``first`` (a reconnect never becomes someone
+        else: its refused token ends the client with ``bad_token``)."""
         socket = await connect(
             self.url,
             origin=self.origin,  # type: ignore[arg-type]
@@ -384,9 +454,18 @@ class LuminClient:
         try:
             conn = ClientConnection(views=self.conn.views)
             conn.hello(self.name, token=token, client="lumin-python")
+            sent = time.time()
             for frame in conn.data_to_send():
                 await socket.send(frame)
-            welcome, refused = await asyncio.wait_for(self._welcome(socket, conn), self.timeout)
+            async with asyncio.timeout(self.timeout):  # a TimeoutError is a network error
+                welcome, refused = await self._welcome(socket, conn)
+            if refused is not None and not first:
+                raise ServerError(
+                    ErrorCode.BAD_TOKEN.value,
+                    f"The server no longer knows this identity's token ({refused.message})"
+                    " after the connection dropped (the session was signed out or revoked);"
+                    " the client ended rather than go on as someone else.",
+                )
             if refused is not None and not self.new_identity:
                 raise ServerError(
                     ErrorCode.BAD_TOKEN.value,
@@ -396,7 +475,20 @@ class LuminClient:
         except BaseException:
             await socket.close()
             raise
+        self._clock(welcome.server_time, sent)
         self.socket, self.conn, self.welcome, self.token_refused = socket, conn, welcome, refused
+        self._resumed = set()
+
+    def _clock(self, server_time: float, sent: float) -> None:
+        """Estimate the server's clock from an answer that carried ``server_time`` to a
+        request sent at ``sent`` (this machine's clock): the server read it half way."""
+        self.clock_offset = server_time - (sent + time.time()) / 2
+
+    def server_time(self) -> float:
+        """The server's clock now (seconds since the epoch), from this machine's clock and
+        the offset estimated at each handshake (``welcome``'s ``server_time``, so again after
+        every reconnect) and at each :meth:`ping`."""
+        return time.time() + self.clock_offset
 
     async def _welcome(
         self, socket: Socket, conn: ClientConnection
@@ -483,7 +575,7 @@ class LuminClient:
             async for attempt in retrying:
                 with attempt:
                     async with asyncio.timeout_at(deadline):
-                        await self._open(self.token)
+                        await self._open(self.token, first=False)
         except NETWORK_ERRORS as error:
             raise ConnectionLost(
                 "gave_up",
@@ -492,6 +584,10 @@ class LuminClient:
             ) from error
         resumes = self.conn.resume_all(self.codes)
         self._resuming = {r.id: r.room for r in resumes if r.id is not None}
+        if self.watching_lobby:  # the new node does not know this client watched it
+            again = self.conn.send(WatchLobby())
+            assert isinstance(again, WatchLobby)
+            self.lobby_ref = self._lobby_again = again.id
         self._online = True  # requests made from now on go out after the resumes
         with contextlib.suppress(ConnectionClosed, OSError):
             await self._flush()  # a socket that drops again is seen by the next _read
@@ -546,21 +642,26 @@ class LuminClient:
             future = self.answers.pop(ref)
             if not future.done():
                 future.set_result(message)
+        if ref is not None and ref == self._lobby_again:
+            self._lobby_again = None
+            answered = True
+            if isinstance(message, RoomList):
+                self.events.put_nowait(LobbyListed(message.rooms))
+                self._stream_wake.set()
         room = getattr(message, "room", None)
         if ref is not None and ref in self._resuming:
             room = self._resuming.pop(ref)  # caught up (or refused) after a reconnect
-            if isinstance(message, Moved):  # the room is played elsewhere now: follow it
-                self._follow_resume(message.url)
-            elif isinstance(message, Error) and message.code == ErrorCode.TRY_AGAIN.value:
-                self._resume_later()  # the room is changing node: resume again in a moment
-            else:
-                self._resume_moves = 0
+            self._resume_answered(room, message)
         if isinstance(message, Moved) and message.ref is None:
             self._moved_to = message.url
         if isinstance(message, ChatMessage):
             self.chat.append(message)
         if isinstance(message, GameOver):
             self.game_over[message.room] = message
+        if isinstance(message, RoomClosed):
+            self.closed[message.room] = Closed(message.room, message.reason, message.message)
+        if isinstance(message, Kicked):
+            self.closed[message.room] = Closed(message.room, "kicked", message.message)
         if isinstance(message, RoomUpdate):
             self.room_info[message.info.room] = message.info
             room = message.info.room
@@ -572,31 +673,112 @@ class LuminClient:
             self.events.put_nowait(event)
             self._stream_wake.set()
 
-    def _follow_resume(self, url: str) -> None:
-        """A resume after a reconnect was answered ``moved``: reconnect there (at most
-        :attr:`MAX_MOVES` times in a row; then stay, and the room's waits keep waiting)."""
-        if self._resume_moves >= self.MAX_MOVES:
-            self.errors.append(
-                ProtocolError(
-                    ErrorCode.OUT_OF_SYNC,
-                    f"The cluster sent this client on {self.MAX_MOVES} times in a row after a"
-                    " reconnect; it stays where it is.",
-                )
+    def _resume_answered(self, room: str, answer: Message) -> None:
+        """The answer to a resume of ``room`` made after a reconnect: back in (``ok`` or a
+        snapshot), refused for a moment (``try_again``, ``moved``: tried again with backoff
+        until ``give_up``), or refused for good (the room is given up)."""
+        if isinstance(answer, Moved):
+            self._resume_refused(room, answer.url)
+        elif isinstance(answer, Error) and answer.code == ErrorCode.TRY_AGAIN.value:
+            self._resume_refused(room, None)
+        elif isinstance(answer, Error):
+            self._give_up_room(room, answer.code, answer.message)
+        else:
+            self._refused.pop(room, None)
+            self._resumed.add(room)
+
+    def _resume_refused(self, room: str, moved: str | None) -> None:
+        """A resume of ``room`` was answered ``try_again`` (``moved`` is ``None``) or ``moved``
+        to the node at ``moved``: try again later (see the module docstring), or give the
+        room up once it has been out of reach for ``give_up`` seconds."""
+        now = asyncio.get_running_loop().time()
+        times, since, last_url = self._refused.get(room, (0, now, None))
+        if now - since >= self.give_up:
+            self._give_up_room(
+                room,
+                "gave_up",
+                f"Could not get back into room {room} within {self.give_up:g} s of the"
+                " reconnect; the cluster kept answering that it is not here.",
             )
             return
-        self._resume_moves += 1
-        self._moved_to = url
+        self._refused[room] = (times + 1, since, moved or last_url)
+        wait = min(self.RESUME_AGAIN * 2**times, self.RESUME_MAX) + random.uniform(0, 0.25)
+        if moved is None or self._seated_elsewhere(room):
+            self._later_do(wait, lambda conn=self.conn: self._resume_again(room, conn))
+        elif moved != last_url:  # news: follow it now
+            self._move_to(moved, self.socket)
+        else:
+            self._later_do(wait, lambda socket=self.socket: self._move_to(moved, socket))
 
-    def _resume_later(self) -> None:
-        """Reconnect to the same node in a second and resume again (at most
-        :attr:`MAX_MOVES` times in a row, counted with the ``moved`` ones)."""
-        if self._resume_moves >= self.MAX_MOVES or self.socket is None:
+    def _seated_elsewhere(self, room: str) -> bool:
+        """Whether a room other than ``room`` holds a seat back in on this connection (a
+        reconnect to another node would lose it)."""
+        for other in self._resumed - {room}:
+            copy = self.conn.views.get(other)
+            if copy is not None and copy.seat is not None:
+                return True
+        return False
+
+    def _later_do(self, wait: float, work: Any) -> None:
+        """Call ``work()`` in ``wait`` seconds unless the client closes first."""
+        loop = asyncio.get_running_loop()
+        timer: asyncio.TimerHandle | None = None
+
+        def fire() -> None:
+            assert timer is not None
+            self._later.discard(timer)
+            if not self._closing and not self._ended:
+                work()
+
+        timer = loop.call_later(wait, fire)
+        self._later.add(timer)
+
+    def _resume_again(self, room: str, conn: ClientConnection) -> None:
+        """Send ``room``'s resume again on ``conn`` if it is still the connection and the room
+        still held (a reconnect since resumes every room by itself)."""
+        copy = conn.views.get(room)
+        if conn is not self.conn or not self._online or copy is None:
             return
-        self._resume_moves += 1
-        socket = self.socket
-        asyncio.get_running_loop().call_later(
-            self.RESUME_AGAIN, lambda: asyncio.ensure_future(socket.close())
-        )
+        try:
+            resume = conn.send(
+                Resume(room=room, seq=copy.seq, epoch=copy.epoch, code=self.codes.get(room))
+            )
+        except InvalidState:  # the server said bye; the socket closes next
+            return
+        assert isinstance(resume, Resume) and resume.id is not None
+        self._resuming[resume.id] = room
+        conn.resyncing.add(room)
+        self._spawn(self._flush_quietly())
+
+    def _move_to(self, url: str, socket: Socket | None) -> None:
+        """Reconnect to the node at ``url`` (a resume's ``moved``) if ``socket`` is still the
+        connection: the reader closes it and reconnects there, resuming every room."""
+        if socket is None or socket is not self.socket or self._moved_to is not None:
+            return
+        self.url = url
+        self._spawn(socket.close())
+
+    async def _flush_quietly(self) -> None:
+        """:meth:`_flush`; a socket that dropped is seen by the reader."""
+        with contextlib.suppress(ConnectionClosed, OSError, AssertionError):
+            await self._flush()
+
+    def _spawn(self, work: Any) -> None:
+        task = asyncio.ensure_future(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _give_up_room(self, room: str, reason: str, message: str) -> None:
+        """Stop trying to get back into ``room``: drop everything kept of it but its
+        ``game_over``, keep why in :attr:`closed` and say so with a ``Closed`` event."""
+        closed = Closed(room, reason, message)
+        game_over = self.game_over.get(room)
+        self._drop(room)
+        self.closed[room] = closed
+        if game_over is not None:
+            self.game_over[room] = game_over
+        self.events.put_nowait(closed)
+        self._stream_wake.set()
 
     def _event(self, room: str) -> asyncio.Event:
         """The event set whenever something arrives for ``room``."""
@@ -630,8 +812,9 @@ class LuminClient:
                 raise ConnectionLost(
                     "disconnected", f"The connection to the server dropped ({_describe(error)})."
                 ) from error
-            try:
-                return await asyncio.wait_for(future, self.timeout)
+            try:  # not wait_for: on Python 3.11 it can lose a cancel that meets the answer
+                async with asyncio.timeout(self.timeout):
+                    return await future
             except TimeoutError:
                 raise RequestTimeout(
                     "timeout", f"The server did not answer within {self.timeout:g} s."
@@ -665,6 +848,8 @@ class LuminClient:
                 sent = self.conn.send(message)
             except InvalidState:  # the server said bye; the socket closes next
                 raise ConnectionLost("disconnected", "The server closed the connection.") from None
+            if isinstance(sent, WatchLobby):
+                self.lobby_ref = sent.id
             answer = await self._request_sent(sent)
             if not isinstance(answer, Moved):
                 break
@@ -698,10 +883,10 @@ class LuminClient:
         return [] if copy is None else [dict(entry) for entry in copy.legal]
 
     def room_time(self, room: str) -> float:
-        """The room clock of ``room`` now (the clock of its view's deadlines), from this
-        machine's clock and the room's ``clock_origin``."""
+        """The room clock of ``room`` now (the clock of its view's deadlines), from the
+        server's clock (:meth:`server_time`) and the room's ``clock_origin``."""
         copy = self.conn.views.get(room)
-        return time.time() - (0.0 if copy is None else copy.clock_origin)
+        return self.server_time() - (0.0 if copy is None else copy.clock_origin)
 
     def seq(self, room: str) -> int:
         """The sequence number of the live view of ``room``."""
@@ -739,13 +924,28 @@ class LuminClient:
     # -- requests -------------------------------------------------------------------------------
 
     async def ping(self) -> float:
-        """The server's clock (seconds since the epoch)."""
+        """The server's clock (seconds since the epoch); refines :meth:`server_time`."""
+        sent = time.time()
         answer = await self.request(Ping(client_time=asyncio.get_running_loop().time()))
-        return float(answer.server_time)  # type: ignore[attr-defined]
+        if not isinstance(answer, Pong):
+            raise ServerError("internal", f"ping was answered {answer.TYPE!r}.")
+        self._clock(answer.server_time, sent)
+        return float(answer.server_time)
 
     async def watch_lobby(self) -> list[RoomSummary]:
+        """Watch the lobby: its first page now, then ``lobby_update`` messages; after each
+        reconnect the client watches it again by itself (a
+        :class:`~clients.sdk.events.LobbyListed` event has the list then)."""
         answer = await self.request(WatchLobby())
-        return list(answer.rooms)  # type: ignore[attr-defined]
+        self.watching_lobby = True
+        if not isinstance(answer, RoomList):
+            raise ServerError("internal", f"watch_lobby was answered {answer.TYPE!r}.")
+        return list(answer.rooms)
+
+    async def unwatch_lobby(self) -> None:
+        """Stop the lobby's updates (and watching it again after a reconnect)."""
+        self.watching_lobby = False
+        await self.request(UnwatchLobby())
 
     # -- accounts (protocol version 5) ----------------------------------------------------------
 
@@ -760,7 +960,8 @@ class LuminClient:
         return self._signed_in(await self.request(SignIn(name=name, password=password)))
 
     def _signed_in(self, answer: Message) -> Account:
-        assert isinstance(answer, Account) and self.welcome is not None
+        answer = _answer(answer, Account, "claim_name/sign_in")
+        assert self.welcome is not None  # connect() set it
         self.name = answer.name
         self.welcome = attrs.evolve(
             self.welcome, token=answer.token, user=answer.user, name=answer.name
@@ -769,8 +970,7 @@ class LuminClient:
 
     async def sessions(self) -> list[SessionInfo]:
         """The account's sessions, oldest first (``not_signed_in`` for a guest)."""
-        answer = await self.request(ListSessions())
-        assert isinstance(answer, Sessions)
+        answer = _answer(await self.request(ListSessions()), Sessions, "list_sessions")
         return list(answer.sessions)
 
     async def revoke_session(self, session: str | None = None) -> None:
@@ -779,8 +979,8 @@ class LuminClient:
 
     async def list_games(self) -> list[GameInfo]:
         """The games the server hosts: options, seat choices, bots, seat counts."""
-        answer = await self.request(ListGames())
-        return list(answer.games)  # type: ignore[attr-defined]
+        answer = _answer(await self.request(ListGames()), Games, "list_games")
+        return list(answer.games)
 
     # -- players' pages over HTTP (docs/protocol.md, "Leaderboards and history") ---------------
 
@@ -825,8 +1025,8 @@ class LuminClient:
     async def list_rooms(self, game: str | None = None) -> list[RoomSummary]:
         """One page of the lobby; a finished game's summary carries its ``result`` (who won,
         the scores and when it ended, protocol version 6)."""
-        answer = await self.request(ListRooms(game=game))
-        return list(answer.rooms)  # type: ignore[attr-defined]
+        answer = _answer(await self.request(ListRooms(game=game)), RoomList, "list_rooms")
+        return list(answer.rooms)
 
     async def create_room(
         self,
@@ -848,7 +1048,7 @@ class LuminClient:
                 turn_clock=turn_clock,
             )
         )
-        assert isinstance(answer, RoomCreated)
+        answer = _answer(answer, RoomCreated, "create_room")
         self.last_created = answer
         if answer.code is not None:
             self.codes[answer.room] = answer.code
@@ -863,32 +1063,48 @@ class LuminClient:
         """Take ``seat`` of ``room`` (or reclaim it); its snapshot has arrived on return."""
         await self.request(JoinSeat(room=room, seat=seat, code=code))
         self._remember_code(room, code)
+        self.closed.pop(room, None)
 
     async def watch(self, room: str, code: str | None = None) -> None:
         """Watch ``room``; its snapshot has arrived on return (its ``room_info`` may follow)."""
         await self.request(WatchRoom(room=room, code=code))
         self._remember_code(room, code)
+        self.closed.pop(room, None)
 
     async def ready(self, room: str, ready: bool = True) -> None:
         await self.request(Ready(room=room, ready=ready))
 
     async def leave(self, room: str) -> None:
-        """Leave ``room``: its copy and code are dropped (after the start the seat stays yours)."""
+        """Leave ``room``: everything the client kept of it is dropped (its copy, summary,
+        code, game over, closed reason; a wait for its change wakes); after the start the
+        seat stays yours."""
         await self.request(Leave(room=room))
-        self.codes.pop(room, None)
+        self._drop(room)
+
+    def _drop(self, room: str) -> None:
+        """Forget ``room`` (left, or given up): a long session keeps only the rooms it is in."""
+        self.conn.views.pop(room, None)
+        self.conn.resyncing.discard(room)
+        for kept in (self.room_info, self.codes, self.game_over, self.closed, self._refused):
+            kept.pop(room, None)
+        event = self._changed.pop(room, None)
+        if event is not None:
+            event.set()  # wake the waits for the room
 
     async def start(self, room: str) -> None:
         await self.request(Start(room=room))
 
     async def rematch(self, room: str) -> str:
-        answer = await self.request(Rematch(room=room))
-        return str(answer.room)  # type: ignore[attr-defined]
+        """Ask for a rematch of the finished ``room``; returns the new room's id."""
+        answer = _answer(await self.request(Rematch(room=room)), Ok, "rematch")
+        if answer.room is None:
+            raise ServerError("internal", "The server's answer to 'rematch' names no room.")
+        return answer.room
 
     async def act(self, room: str, command: Mapping[str, Any]) -> CommandAccepted | CommandRejected:
         """Send a game command; returns ``command_accepted`` or ``command_rejected``."""
         answer = await self.request(Act(room=room, command=dict(command), seq=self.seq(room)))
-        assert isinstance(answer, CommandAccepted | CommandRejected)
-        return answer
+        return _answer(answer, (CommandAccepted, CommandRejected), "act")
 
     async def resume(self, room: str, seq: int, epoch: str) -> None:
         await self.request(Resume(room=room, seq=seq, epoch=epoch))
@@ -902,8 +1118,7 @@ class LuminClient:
         """Open a replay of the finished ``room`` seen by ``viewer`` (a seat, or ``None`` for
         the public view); a private game's needs its ``code`` unless this identity played it."""
         answer = await self.request(OpenReplay(room=room, viewer=viewer, code=code))
-        assert isinstance(answer, ReplayState)
-        return answer
+        return _answer(answer, ReplayState, "replay")
 
     async def close_replay(self, replay: str) -> None:
         """Close the replay ``replay`` (the server forgets its position)."""
@@ -911,15 +1126,12 @@ class LuminClient:
 
     async def replay_step(self, replay: str, steps: int = 1) -> ReplayState:
         answer = await self.request(ReplayStep(replay=replay, steps=steps))
-        assert isinstance(answer, ReplayState)
-        return answer
+        return _answer(answer, ReplayState, "replay")
 
     async def replay_seek(self, replay: str, position: int) -> ReplayState:
         answer = await self.request(ReplaySeek(replay=replay, position=position))
-        assert isinstance(answer, ReplayState)
-        return answer
+        return _answer(answer, ReplayState, "replay")
 
     async def replay_viewer(self, replay: str, viewer: int | None) -> ReplayState:
         answer = await self.request(ReplayViewer(replay=replay, viewer=viewer))
-        assert isinstance(answer, ReplayState)
-        return answer
+        return _answer(answer, ReplayState, "replay")

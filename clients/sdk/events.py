@@ -8,6 +8,9 @@
 - :class:`Chat`: a chat line;
 - :class:`Ended`: a game is over (``game_over``: the outcome and the revealed seed);
 - :class:`Closed`: the server closed a room (``room_closed``), or removed the client from it;
+- :class:`LobbyListed`: after a reconnect (or a ``moved``) the client watched the lobby again,
+  as it had been asked to: ``rooms`` is the whole first page of the lobby now, to replace the
+  list one kept (``lobby_update`` messages follow as before);
 - :class:`Problem`: something went wrong outside any request: an ``error`` from the server that
   answers none of the client's requests, a frame that did not decode, a delta that did not fit
   (the client resumes by itself).
@@ -39,7 +42,17 @@ from protocol.messages import (
 )
 from protocol.views import RoomView
 
-__all__ = ["Chat", "Closed", "Ended", "Event", "Problem", "RoomChanged", "Update", "event_of"]
+__all__ = [
+    "Chat",
+    "Closed",
+    "Ended",
+    "Event",
+    "LobbyListed",
+    "Problem",
+    "RoomChanged",
+    "Update",
+    "event_of",
+]
 
 
 @attrs.frozen
@@ -85,6 +98,14 @@ class Closed:
 
 
 @attrs.frozen
+class LobbyListed:
+    """The lobby as the server listed it when the client watched it again after a reconnect:
+    ``rooms`` replace the list one kept."""
+
+    rooms: Sequence[RoomSummary]
+
+
+@attrs.frozen
 class Problem:
     """Something went wrong outside any request: ``code`` (an error code of docs/protocol.md),
     the sentence, and the room it concerns, if any."""
@@ -94,7 +115,7 @@ class Problem:
     room: str | None = None
 
 
-Event = Update | RoomChanged | Chat | Ended | Closed | Problem
+Event = Update | RoomChanged | Chat | Ended | Closed | LobbyListed | Problem
 
 
 def event_of(

@@ -17,7 +17,7 @@ from typing import Any
 
 import attrs
 
-__all__ = ["INFO_KEYS", "Option", "command_of", "expand"]
+__all__ = ["ALIGNED_KEYS", "INFO_KEYS", "Option", "command_of", "expand"]
 
 #: Keys of legal entries that inform the client and are not command fields (docs/rules/*.md).
 INFO_KEYS: frozenset[str] = frozenset(
@@ -33,14 +33,21 @@ INFO_KEYS: frozenset[str] = frozenset(
 )
 
 
+#: The information keys that hold one item per value of an entry's ``choose`` list (a Flip Over
+#: Frog or Neon Flip ``preview``, a Neon Flip ``cascade``). Every other key describes the entry
+#: as a whole, even a list that happens to be as long as the choices (a Neon Hex Risk's
+#: ``bonus_hexes``: three candidates make three pairs to choose from).
+ALIGNED_KEYS: frozenset[str] = frozenset({"preview", "cascade"})
+
+
 @attrs.frozen
 class Option:
     """One concrete command a seat may send, with the ``entry`` of ``legal`` it came from.
 
     ``command`` is the map :meth:`~clients.sdk.LuminClient.act` sends. With ``choose``,
     ``field`` is the chosen field and ``choice`` the index of its value in the entry's list;
-    information keys aligned with that list (a Flip Over Frog ``preview``) are read with
-    :meth:`info`.
+    information keys aligned with that list (:data:`ALIGNED_KEYS`, a Flip Over Frog
+    ``preview``) and the others alike are read with :meth:`info`.
     """
 
     command: Mapping[str, Any]
@@ -54,10 +61,16 @@ class Option:
         return str(self.command["type"])
 
     def info(self, key: str, default: Any = None) -> Any:
-        """The entry's information ``key`` for this option: the item at :attr:`choice` when the
-        entry chooses and the value is a list as long as the choices, else the value as is."""
+        """The entry's information ``key`` for this option: for a key of :data:`ALIGNED_KEYS`
+        in an entry that chooses, the item at :attr:`choice` (when the value is a list as long
+        as the choices), else the value as is."""
         value = self.entry.get(key, default)
-        if self.choice is not None and self.field is not None and isinstance(value, list):
+        if (
+            key in ALIGNED_KEYS
+            and self.choice is not None
+            and self.field is not None
+            and isinstance(value, list | tuple)
+        ):
             choices = self.entry["choose"][self.field]
             if len(value) == len(choices):
                 return value[self.choice]

@@ -46,8 +46,6 @@ class LuminApp(App[None]):
         self.token = token
         self.client: LuminClient | None = None
         self.games: dict[str, GameInfo] = {}
-        #: Server time minus this machine's clock, from a ``ping`` at connect (room clocks).
-        self.clock_offset = 0.0
         self.failure: str | None = None
         self._reader: asyncio.Task[None] | None = None
 
@@ -57,7 +55,8 @@ class LuminApp(App[None]):
         return not self.no_color
 
     def server_time(self) -> float:
-        return time.time() + self.clock_offset
+        """The server's clock now, as the client library estimates it (room clocks)."""
+        return time.time() if self.client is None else self.client.server_time()
 
     async def on_mount(self) -> None:
         from clients.terminal.lobby import LobbyScreen
@@ -71,15 +70,17 @@ class LuminApp(App[None]):
                 give_up=self.GIVE_UP,
             )
             self.games = {game.id: game for game in await self.client.list_games()}
-            sent = time.time()
-            server = await self.client.ping()
-            self.clock_offset = server - (sent + time.time()) / 2
         except ServerError as error:
             self.failure = error.message
             self.exit(return_code=1, message=f"lumin play: {error.message}")
             return
         self._reader = asyncio.create_task(self._read())
         await self.push_screen(LobbyScreen())
+        if self.client.token_refused is not None:
+            self.say(
+                f"The server did not know your --token, so you play as a new guest,"
+                f" {self.client.name} (i: this identity's token)."
+            )
 
     async def on_unmount(self) -> None:
         if self._reader is not None:
@@ -107,20 +108,35 @@ class LuminApp(App[None]):
         screen: Screen[Any] | None = None,
     ) -> None:
         """Run a request in the background; ``then`` gets its answer. A refusal is shown on
-        ``screen``'s status line (or as a notification)."""
+        ``screen``'s status line (or as a notification); so is a failure of ``then`` itself
+        (a bug, logged): the app and its screens stay."""
 
         async def run() -> None:
             try:
                 answer = await work
+                if then is not None:
+                    result = then(answer)
+                    if asyncio.iscoroutine(result):
+                        await result
             except ServerError as error:
                 self.say(error.message, screen)  # players read sentences, not codes
-                return
-            if then is not None:
-                result = then(answer)
-                if asyncio.iscoroutine(result):
-                    await result
+            except Exception as error:
+                self.log.error(f"request failed: {error!r}")
+                self.say(f"Something went wrong here ({error!r}); the game goes on.", screen)
 
-        self.run_worker(run(), group="requests")
+        self.run_worker(run(), group="requests", exit_on_error=False)
+
+    def open_from(self, screen: Screen[Any], new: Screen[Any], switch: bool = False) -> bool:
+        """Push ``new`` (or, with ``switch``, put it in place of ``screen``) when ``screen`` is
+        still the one shown: an answer that comes after the player moved on opens nothing
+        over what they look at now. Returns whether it did."""
+        if self.screen is not screen:
+            return False
+        if switch:
+            self.switch_screen(new)
+        else:
+            self.push_screen(new)
+        return True
 
     def say(self, text: str, screen: Screen[Any] | None = None) -> None:
         """Show a sentence to the player on the screen's status line."""

@@ -96,6 +96,12 @@ class RoomForm(Widget, can_focus=True):
             )
         del self.seats[count:]
 
+    def fit_seats(self) -> None:
+        """Bring the seat count within what the options allow."""
+        low, high = seat_range(self.game, self.options)
+        if high and not low <= len(self.seats) <= high:
+            self.set_seat_count(min(max(len(self.seats), low), high))
+
     def seat_kinds(self) -> list[tuple[str, str | None]]:
         return [("human", None)] + [("bot", kind) for kind in self.game.bots]
 
@@ -173,9 +179,7 @@ class RoomForm(Widget, can_focus=True):
         elif key.startswith("option:"):
             option = _option(self.game.options, key.partition(":")[2])
             self.options[option.name] = _step(option, self.options[option.name], step)
-            low, high = seat_range(self.game, self.options)
-            if high and not low <= len(self.seats) <= high:
-                self.set_seat_count(min(max(len(self.seats), low), high))
+            self.fit_seats()
         elif key == "seats":
             low, high = seat_range(self.game, self.options)
             self.set_seat_count(min(max(len(self.seats) + step, max(low, 1)), max(high, 1)))
@@ -223,7 +227,13 @@ class RoomForm(Widget, can_focus=True):
         if key.startswith("option:"):
             option = _option(self.game.options, key.partition(":")[2])
             if option.kind in ("int", "float"):
-                self.options[option.name] = int(number) if option.kind == "int" else number
+                self.options[option.name] = _step(option, number, 0)  # within min and max
+                self.fit_seats()
+        elif key == "seats":
+            low, high = seat_range(self.game, self.options)
+            self.set_seat_count(min(max(int(number), max(low, 1)), max(high, 1)))
+            if self.sit is not None and self.sit >= len(self.seats):
+                self.sit = 0
         elif key == "turn_clock":
             self.turn_clock = number or None
         self.refresh()
@@ -275,7 +285,8 @@ def _show(value: Any) -> str:
 
 
 def _step(option: OptionInfo, value: Any, step: int) -> Any:
-    """The next value of an option (a choice cycles, a bool flips, a number steps by one)."""
+    """The next value of an option (a choice cycles, a bool flips, a number steps by one and
+    stays within the option's minimum and maximum; a step of 0 only clamps a typed number)."""
     if option.kind == "choice":
         choices = list(option.choices)
         return choices[(choices.index(value) + step) % len(choices)]
@@ -316,6 +327,6 @@ class CreateScreen(LuminScreen):
         def created(room: str) -> None:
             code = client.codes.get(room)
             note = None if code is None else f"Private room {room}: its code is {code}"
-            self.app.switch_screen(RoomScreen(room, note))
+            self.lumin.open_from(self, RoomScreen(room, note), switch=True)
 
         self.lumin.request(client.create_room(**fields), created, self)

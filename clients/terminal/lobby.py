@@ -15,7 +15,7 @@ from textual.widgets import DataTable, Footer, Input, Label
 
 from clients.terminal.picker import PickScreen
 from clients.terminal.status import LuminScreen, StatusLine
-from protocol.messages import LobbyUpdate, Message, RoomSummary
+from protocol.messages import LobbyUpdate, Message, RoomList, RoomSummary
 
 __all__ = ["CodeScreen", "LobbyScreen", "ago_words", "result_words", "seat_words"]
 
@@ -180,6 +180,11 @@ class LobbyScreen(LuminScreen):
             for gone in message.removed:
                 self.rooms.pop(gone, None)
             self.redraw()
+        client = self.lumin.client
+        if isinstance(message, RoomList) and client is not None and message.ref == client.lobby_ref:
+            # The lobby as listed now (the client watched it again after a reconnect).
+            self.rooms = {room.room: room for room in message.rooms}
+            self.redraw()
 
     def ordered(self) -> list[RoomSummary]:
         """Live rooms newest first, then finished games (the lobby's order)."""
@@ -264,7 +269,7 @@ class LobbyScreen(LuminScreen):
     def enter(self, room: str, code: str | None) -> None:
         from clients.terminal.room import RoomScreen
 
-        self.app.push_screen(RoomScreen(room))
+        self.lumin.open_from(self, RoomScreen(room))
 
     def action_watch(self) -> None:
         room = self.selected()

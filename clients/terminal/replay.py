@@ -7,6 +7,7 @@ The view is the server's ``replay_state``; clocks are drawn at the position's ti
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from textual.app import ComposeResult
@@ -15,13 +16,31 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, Label
 
+from clients.sdk import ServerError
 from clients.terminal.boards import board_for
 from clients.terminal.boards.base import Board, Context
 from clients.terminal.room import BoardView
 from clients.terminal.status import LuminScreen, StatusLine
 from protocol.messages import ReplayState
 
-__all__ = ["PositionScreen", "ReplayScreen"]
+__all__ = ["PositionScreen", "ReplayScreen", "seat_count"]
+
+
+def seat_count(view: Any) -> int:
+    """How many seats the game of ``view`` has, from the view itself (the outcome's ranks, or
+    its players, seats or factions): a private room's replay comes with no summary."""
+    if not isinstance(view, Mapping):
+        return 0
+    outcome = view.get("outcome")
+    if isinstance(outcome, Mapping) and isinstance(outcome.get("ranks"), list):
+        return len(outcome["ranks"])
+    for key in ("players", "seats", "factions"):
+        value = view.get(key)
+        if isinstance(value, list):
+            return len(value)
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+    return 0
 
 
 class PositionScreen(ModalScreen[int | None]):
@@ -77,6 +96,8 @@ class ReplayScreen(LuminScreen):
         self.game = game
         self.state: ReplayState | None = None
         self.board: Board = Board()
+        #: Whether the player left before the replay opened (it is closed when it does).
+        self.gone = False
 
     def compose(self) -> ComposeResult:
         yield Label(f"Replay of {self.room}", id="head")
@@ -98,7 +119,14 @@ class ReplayScreen(LuminScreen):
 
     def show(self, state: Any) -> None:
         assert isinstance(state, ReplayState)
+        client = self.lumin.client
+        if self.gone:  # opened after the player left: the server need not keep it
+            if client is not None:
+                self.lumin.request(client.close_replay(state.replay), None, None)
+            return
         self.state = state
+        if not self.seats:
+            self.seats = seat_count(state.view)
         if not self.board.game:
             game = self.game or (state.view.get("game") if isinstance(state.view, dict) else "")
             self.board = board_for(str(game or ""))
@@ -130,12 +158,35 @@ class ReplayScreen(LuminScreen):
         )
         self.query_one(BoardView).update(self.board.render(ctx))
 
+    def ask(self, make: Callable[[str], Awaitable[ReplayState]]) -> None:
+        """Send ``make(replay_id)`` and show its answer. A replay the server no longer holds
+        (the connection dropped and came back: replays belong to a connection) is opened
+        again where it was, and the request sent to it."""
+        client = self.lumin.client
+        state = self.state
+        assert client is not None and state is not None
+
+        async def asked() -> ReplayState:
+            try:
+                return await make(state.replay)
+            except ServerError as error:
+                if error.code != "no_such_room":  # "No open replay ...": reopen it
+                    raise
+            code = client.codes.get(self.room)
+            again = await client.open_replay(self.room, viewer=state.viewer, code=code)
+            if state.position:
+                again = await client.replay_seek(again.replay, state.position)
+            self.state = again
+            return await make(again.replay)
+
+        self.lumin.request(asked(), self.show, self)
+
     def action_step(self, steps: int) -> None:
         if self.state is None:
             return
         client = self.lumin.client
         assert client is not None
-        self.lumin.request(client.replay_step(self.state.replay, steps), self.show, self)
+        self.ask(lambda replay: client.replay_step(replay, steps))
 
     def action_seek(self, position: int) -> None:
         if self.state is None:
@@ -143,7 +194,7 @@ class ReplayScreen(LuminScreen):
         client = self.lumin.client
         assert client is not None
         target = self.state.length if position < 0 else position
-        self.lumin.request(client.replay_seek(self.state.replay, target), self.show, self)
+        self.ask(lambda replay: client.replay_seek(replay, target))
 
     def action_goto(self) -> None:
         if self.state is None:
@@ -163,10 +214,11 @@ class ReplayScreen(LuminScreen):
         viewers: list[int | None] = [None, *range(self.seats)]
         now = viewers.index(self.state.viewer) if self.state.viewer in viewers else 0
         nxt = viewers[(now + 1) % len(viewers)]
-        self.lumin.request(client.replay_viewer(self.state.replay, nxt), self.show, self)
+        self.ask(lambda replay: client.replay_viewer(replay, nxt))
 
     def action_back(self) -> None:
         client = self.lumin.client
+        self.gone = True
         if client is not None and self.state is not None:
             self.lumin.request(client.close_replay(self.state.replay), None, None)
         self.app.pop_screen()

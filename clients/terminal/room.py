@@ -18,9 +18,9 @@ from textual.containers import Horizontal, Vertical
 from textual.events import Key
 from textual.widgets import Footer, Input, Label, OptionList, RichLog, Static
 
+from clients.sdk.legal import Option, expand
 from clients.terminal.boards import board_for
 from clients.terminal.boards.base import Board, Context, Prompt, Reply, ending_sentence
-from clients.terminal.legal import Choice, expand
 from clients.terminal.picker import PickScreen
 from clients.terminal.status import LuminScreen, StatusLine
 from protocol.messages import (
@@ -98,9 +98,9 @@ class RoomScreen(LuminScreen):
         #: A first sentence for the status line (a private room's code).
         self.note = note
         self.board: Board = Board()
-        self.choices: list[Choice] = []
+        self.choices: list[Option] = []
         #: The commands the list shows: those whose words hold the filter's text.
-        self.shown: list[Choice] = []
+        self.shown: list[Option] = []
         self.filter_text = ""
         self.legal_seen: Any = None
         self.rematch_room: str | None = None
@@ -223,8 +223,7 @@ class RoomScreen(LuminScreen):
         legal = None if copy is None else copy.legal
         if legal != self.legal_seen:
             self.legal_seen = legal
-            fields = dict(game.commands) if game else {}
-            self.choices = expand(list(legal or ()), fields)
+            self.choices = expand(list(legal or ()), game.commands if game else None)
             self.fill_commands()
         self.redraw_board()
 
@@ -369,8 +368,19 @@ class RoomScreen(LuminScreen):
         if summary is None or summary.state != "finished":
             self.show_status("A rematch needs a finished game.")
             return
-        mine = client.conn.views.get(self.room)
-        seat = None if mine is None else mine.seat
+        seat = self.my_seat()
+        if seat is None:  # a spectator cannot ask for a rematch, but may watch one
+            if self.rematch_room is None:
+                self.show_status("Only the players may ask for a rematch; m watches one they make.")
+                return
+            room = self.rematch_room
+
+            def watching(_: None) -> None:
+                if not self.lumin.open_from(self, RoomScreen(room), switch=True):
+                    self.lumin.say(f"You watch rematch room {room}: find it in the lobby.")
+
+            self.lumin.request(client.watch(room), watching, self)
+            return
 
         def go(room: str) -> Any:
             async def enter() -> None:
@@ -378,7 +388,8 @@ class RoomScreen(LuminScreen):
                     await client.join(room, seat)
                 else:
                     await client.watch(room)
-                self.app.switch_screen(RoomScreen(room))
+                if not self.lumin.open_from(self, RoomScreen(room), switch=True):
+                    self.lumin.say(f"Rematch room {room} is ready: find it in the lobby.")
 
             return enter()
 
@@ -392,6 +403,20 @@ class RoomScreen(LuminScreen):
             return
         client = self.lumin.client
         summary = self.summary
-        if client is not None and summary is not None and summary.state != "playing":
+        if client is not None and (
+            summary is None or summary.state != "playing" or self.my_seat() is None
+        ):  # a seat in a game under way stays this player's: they come back to it
             self.lumin.request(client.leave(self.room), None, None)
         self.app.pop_screen()
+
+    def my_seat(self) -> int | None:
+        """The seat this client holds in the room (its view's, else the summary's)."""
+        client = self.lumin.client
+        if client is None:
+            return None
+        copy = client.conn.views.get(self.room)
+        if copy is not None:
+            return copy.seat
+        summary = self.summary
+        seats = [s.seat for s in summary.seats if s.user == client.user] if summary else []
+        return seats[0] if seats else None

@@ -32,8 +32,8 @@ class StatusLine(Static):
         client = getattr(app, "client", None)
         if client is None:
             state = "connecting"
-        elif client.failure is not None:
-            state = f"OFFLINE ({client.failure.code})"
+        elif client.failure is not None:  # the client ended: say why, in its words
+            state = f"OFFLINE ({client.failure.code}): {client.failure.message}"
         else:
             state = f"{client.name}: online" if client.online else "RECONNECTING..."
         self.update(f"[{state}] {self.message}")

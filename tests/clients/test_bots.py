@@ -17,9 +17,12 @@ from clients.sdk import (
     Chat,
     Ended,
     LuminClient,
+    Move,
     Problem,
     RandomBot,
     RoomChanged,
+    RoomGone,
+    Turn,
     Update,
     bot,
     human,
@@ -159,3 +162,26 @@ async def test_the_event_stream_tells_a_whole_game_in_order(connect) -> None:
         rest = [event async for event in ada.stream()]
     assert Ended not in map(type, rest)
     assert [event async for event in ada.stream()] == []
+
+
+class Idle:
+    """A bot that never moves (its game goes on only by what others do)."""
+
+    def act(self, turn: Turn) -> Move | None:
+        return None
+
+
+async def test_play_seat_ends_with_room_gone_when_the_seat_is_taken(connect, server) -> None:
+    ada: LuminClient = await connect("Ada")
+    room = await ada.create_room("flip_over_frog", seats=[human(), human()], sit=0)
+    bea: LuminClient = await connect("Bea")
+    await bea.join(room, 1)
+    await bea.ready(room)
+    await ada.ready(room)
+    await ada.start(room)
+    playing = asyncio.create_task(play_seat(bea, room, 1, Idle(), "flip_over_frog"))
+    live = server.hub.rooms[room]
+    await live.call(lambda: live.kick_by_operator(1, "testing"))
+    with pytest.raises(RoomGone) as gone:
+        await asyncio.wait_for(playing, 10)
+    assert gone.value.code == "kicked" and bea.closed[room].reason == "kicked"

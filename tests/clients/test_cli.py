@@ -139,6 +139,23 @@ async def test_bot_plays_a_whole_game_and_prints_its_outcome(connect, url) -> No
     assert list(outcome["ranks"]) == list(ada.game_over[room].outcome.ranks)
 
 
+async def test_bot_exits_in_one_line_when_the_operator_closes_its_room(
+    connect, url, server
+) -> None:
+    ada: LuminClient = await connect("Ada")
+    room = await ada.create_room("flip_over_frog", seats=[human(), human()], sit=0)
+    running = asyncio.create_task(lumin("bot", url, room, "--seat", "1"))
+    async with asyncio.timeout(30):
+        while not (ada.room_info.get(room) and ada.room_info[room].seats[1].ready):
+            await ada.changed(room)
+    live = server.hub.rooms[room]
+    await live.call(lambda: live.close_by_operator("maintenance"))
+    ran = await asyncio.wait_for(running, 30)
+    assert ran.status == 1, ran.stderr
+    line = ran.one_line()
+    assert line.startswith("lumin bot: closed_by_operator: "), line
+
+
 async def test_bot_exits_in_one_line_once_the_server_stays_away(settings: Settings) -> None:
     lumin_server = LuminServer(settings)
     await lumin_server.start()

@@ -26,6 +26,25 @@ def test_an_entry_with_choose_makes_one_option_per_value_with_its_information() 
     assert first.type == "play" and first.info("odds", 0.5) == 0.5
 
 
+def test_only_the_aligned_keys_are_read_per_choice() -> None:
+    # A Neon Hex Risk with three neutral candidates offers three pairs: its bonus_hexes (the
+    # whole entry's) is as long as the choices, and still not one item per choice.
+    entry = {
+        "type": "risk",
+        "hex": 9,
+        "cost": 2,
+        "odds": [10, 36],
+        "bonus_hexes": [4, 5, 6],
+        "choose": {"bonus": [[4, 5], [4, 6], [5, 6]]},
+    }
+    options = expand([entry], {"risk": ["hex", "bonus"]})
+    assert [o.command["bonus"] for o in options] == [[4, 5], [4, 6], [5, 6]]
+    assert all(o.info("bonus_hexes") == [4, 5, 6] for o in options)
+    assert all(o.info("odds") == [10, 36] for o in options)
+    flip = {"type": "play", "card": 1, "choose": {"tile": [3, 8]}, "cascade": [[2], [7, 9]]}
+    assert [o.info("cascade") for o in expand([flip])] == [[2], [7, 9]]
+
+
 def test_the_commands_map_names_the_fields_and_leaves_every_other_key_out() -> None:
     entry = {"type": "risk", "hex": 3, "odds": 0.25, "novel": True}
     (option,) = expand([entry], {"risk": ["hex"]})

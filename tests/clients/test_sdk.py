@@ -159,6 +159,8 @@ class Scripted:
     busy: int | None = None
     #: When set, a connection after the first is welcomed only once this event is set.
     hold: asyncio.Event | None = None
+    #: Seconds the server's clock is ahead of this machine's.
+    skew: float = 0.0
     received: list[list[Message]] = attrs.Factory(list)
 
     async def handle(self, socket: ServerSocket) -> None:
@@ -198,7 +200,7 @@ class Scripted:
                 token="tk_scripted",
                 user="u-scripted",
                 name=hello.name,
-                server_time=time.time(),
+                server_time=time.time() + self.skew,
                 max_frame=65536,
             )
         )
@@ -282,8 +284,8 @@ async def test_close_during_a_reconnect_ends_even_when_the_reconnect_ignores_its
     must still end, and close the connection it made, instead of reading from it for ever."""
     opened = LuminClient._open
 
-    async def stubborn(self: LuminClient, token: str | None) -> None:
-        opening = asyncio.ensure_future(opened(self, token))
+    async def stubborn(self: LuminClient, token: str | None, first: bool = True) -> None:
+        opening = asyncio.ensure_future(opened(self, token, first))
         while True:
             try:
                 return await asyncio.shield(opening)
@@ -414,3 +416,79 @@ async def test_a_client_that_signs_in_reconnects_as_the_account(patient) -> None
     finally:
         await ada.close()
         await other.close()
+
+
+@pytest.mark.parametrize("new_identity", [False, True])
+async def test_a_reconnect_whose_token_was_revoked_ends_the_client_with_bad_token(
+    url, new_identity: bool
+) -> None:
+    """A session revoked from elsewhere: the server says ``bye`` and forgets the token; the
+    client's reconnect is refused, and it ends (``bad_token``) rather than come back as a new
+    guest, even with ``new_identity`` (which only covers the token given to ``connect``)."""
+    ada = await LuminClient.connect(url, "Ada", new_identity=new_identity)
+    other = await LuminClient.connect(url, "Someone")
+    try:
+        claimed = await ada.claim_name("Ada", "correct horse")
+        await other.sign_in("ada", "correct horse")
+        await other.revoke_session()  # every session but this one: Ada's
+        await until(lambda: ada.failure is not None)
+        assert ada.failure is not None and ada.failure.code == "bad_token"
+        assert ada.user == claimed.user, "still the account, never someone else"
+        with pytest.raises(ServerError) as ended:
+            await ada.ping()
+        assert ended.value.code == "bad_token"
+    finally:
+        await ada.close()
+        await other.close()
+
+
+async def test_a_request_cancelled_as_its_answer_arrives_is_cancelled_or_done(connect) -> None:
+    """A cancel the request's task accepted is never lost (Python 3.11's ``wait_for`` returns
+    the answer instead when the cancel meets it), so a caller's timeout or shutdown holds."""
+    ada: LuminClient = await connect("Ada")
+    for _ in range(5):
+        task = asyncio.create_task(ada.ping())
+        for _ in range(1000):  # the task registers its answer's future on its first step
+            if ada.answers:
+                break
+            await asyncio.sleep(0)
+        (future,) = ada.answers.values()
+        accepted: list[bool] = []
+        future.add_done_callback(lambda _, t=task, a=accepted: a.append(t.cancel()))
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        assert accepted, "the answer came"
+        assert task.cancelled() or not accepted[0], "a cancel accepted was lost"
+
+
+async def test_room_time_follows_the_servers_clock_not_this_machines() -> None:
+    """A server whose clock is 1000 s ahead: ``server_time`` and ``room_time`` follow it, from
+    the welcome, and again from the welcome of each reconnect."""
+    script = Scripted(skew=1000.0)
+    async with scripted_server(script) as url:
+        client = await LuminClient.connect(url, "Ada", give_up=10)
+        try:
+            assert abs(client.server_time() - (time.time() + 1000)) < 5
+            assert abs(client.room_time("r1") - (time.time() + 1000)) < 5  # clock_origin 0
+            script.skew = -1000.0
+            with pytest.raises(ConnectionLost):
+                await client.request(Leave(room="r1"))  # the script drops the connection
+            await until(lambda: client.online and len(script.received) == 2)
+            assert abs(client.server_time() - (time.time() - 1000)) < 5
+        finally:
+            await client.close()
+
+
+async def test_an_answer_of_the_wrong_type_is_an_internal_error_not_an_assert(scripted) -> None:
+    """A server that answers a request with another request's answer: ``ServerError``
+    (``internal``) naming both, the same under ``python -O``."""
+    script, url = scripted
+    script.busy = 0  # the script answers every request `ok`
+    client = await LuminClient.connect(url, "Ada")
+    try:
+        for call in (client.list_games(), client.list_rooms(), client.sessions()):
+            with pytest.raises(ServerError) as wrong:
+                await call
+            assert wrong.value.code == "internal" and "'ok'" in wrong.value.message
+    finally:
+        await client.close()

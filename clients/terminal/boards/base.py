@@ -13,7 +13,7 @@ from typing import Any
 
 from rich.text import Text
 
-from clients.terminal.legal import Choice
+from clients.sdk.legal import Option
 
 __all__ = ["ENDINGS", "Board", "Context", "Prompt", "Reply", "ending_sentence", "outcome_text"]
 
@@ -30,8 +30,8 @@ class Context:
 
     view: Any
     seat: int | None
-    choices: Sequence[Choice] = ()
-    highlight: Choice | None = None
+    choices: Sequence[Option] = ()
+    highlight: Option | None = None
     now: float = 0.0
     names: Sequence[str] = ()
     live: bool = True
@@ -79,7 +79,7 @@ class Board:
         the screen redraws it every :attr:`tick` seconds."""
         return False
 
-    def describe(self, choice: Choice, ctx: Context) -> str:
+    def describe(self, choice: Option, ctx: Context) -> str:
         """A command in words, for the command list."""
         fields = ", ".join(
             f"{key} {value}" for key, value in choice.command.items() if key != "type"

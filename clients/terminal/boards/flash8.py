@@ -16,8 +16,8 @@ from typing import Any
 
 from rich.text import Text
 
+from clients.sdk.legal import Option
 from clients.terminal.boards.base import Board, Context, Prompt, Reply, outcome_text
-from clients.terminal.legal import Choice
 
 __all__ = ["Flash8Board", "matches"]
 
@@ -187,7 +187,7 @@ class Flash8Board(Board):
             if hint:
                 text.append(f"Hint: {_hint(hint)}\n", style="italic")
 
-    def describe(self, choice: Choice, ctx: Context) -> str:
+    def describe(self, choice: Option, ctx: Context) -> str:
         command = choice.command
         if choice.type == "slide":
             return f"slide {command['src'] + 1} -> {command['dst'] + 1}"

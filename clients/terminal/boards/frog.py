@@ -13,8 +13,8 @@ from typing import Any
 
 from rich.text import Text
 
+from clients.sdk.legal import Option
 from clients.terminal.boards.base import Board, Context, outcome_text
-from clients.terminal.legal import Choice
 
 __all__ = ["FrogBoard", "tile_label"]
 
@@ -51,7 +51,7 @@ class FrogBoard(Board):
         target, flips = None, set()
         if ctx.highlight is not None and ctx.highlight.type == "play":
             target = ctx.highlight.command.get("space")
-            flips = set(ctx.highlight.info.get("preview") or ())
+            flips = set(ctx.highlight.info("preview") or ())
         board = view["board"]
         for row in range(4):
             for column in range(4):
@@ -93,13 +93,13 @@ class FrogBoard(Board):
         text.append(outcome_text(view, ctx.names))
         return text
 
-    def describe(self, choice: Choice, ctx: Context) -> str:
+    def describe(self, choice: Option, ctx: Context) -> str:
         hand = ctx.view.get("hand") or [] if isinstance(ctx.view, Mapping) else []
         face = next((t for t in hand if t.get("id") == choice.command.get("tile")), None)
         what = tile_label(face) if face else str(choice.command.get("tile"))
         if choice.type == "discard":
             return f"discard {what}"
-        flips = choice.info.get("preview") or []
+        flips = choice.info("preview") or []
         flipped = f" flips {','.join(map(str, flips))}" if flips else ""
         return f"{what} on {choice.command.get('space')}{flipped}"
 

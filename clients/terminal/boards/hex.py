@@ -12,8 +12,8 @@ from collections.abc import Mapping
 
 from rich.text import Text
 
+from clients.sdk.legal import Option
 from clients.terminal.boards.base import Board, Context, Reply, outcome_text
-from clients.terminal.legal import Choice
 
 __all__ = ["HexBoard", "seat_letter"]
 
@@ -46,7 +46,7 @@ class HexBoard(Board):
         if ctx.highlight is not None and ctx.highlight.type == "expand":
             target = ctx.highlight.command.get("target")
             chosen = ctx.highlight.command.get("bonus")
-            bonus = set(chosen if chosen else ctx.highlight.info.get("bonus_hexes") or ())
+            bonus = set(chosen if chosen else ctx.highlight.info("bonus_hexes") or ())
         hexes = view["board"]["hexes"]
         radius = int(view["board"].get("radius", 3))
         owners = view.get("owners", [])
@@ -106,17 +106,17 @@ class HexBoard(Board):
         text.append(outcome_text(view, ctx.names))
         return text
 
-    def describe(self, choice: Choice, ctx: Context) -> str:
+    def describe(self, choice: Option, ctx: Context) -> str:
         command = choice.command
         if choice.type == "end_turn":
             return "end turn"
         if choice.type != "expand":
             return super().describe(choice, ctx)
-        cost = choice.info.get("cost")
+        cost = choice.info("cost")
         if command.get("kind") == "safe":
             return f"safe {command['target']} ({cost} energy)"
-        odds = choice.info.get("odds") or [10, 36]
-        bonus = command.get("bonus") or choice.info.get("bonus_hexes") or []
+        odds = choice.info("odds") or [10, 36]
+        bonus = command.get("bonus") or choice.info("bonus_hexes") or []
         return (
             f"risk {command['target']}+{','.join(map(str, bonus))}"
             f" {cost}en {100 * odds[0] / odds[1]:.0f}%"
@@ -124,6 +124,8 @@ class HexBoard(Board):
 
     def key(self, key: str, ctx: Context) -> Reply:
         if key == "e":
+            if ctx.seat is None:
+                return "You are watching."
             for choice in ctx.choices:
                 if choice.type == "end_turn":
                     return choice.command

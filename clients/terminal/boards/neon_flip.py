@@ -17,8 +17,8 @@ from typing import Any
 
 from rich.text import Text
 
+from clients.sdk.legal import Option
 from clients.terminal.boards.base import Board, Context, Reply, outcome_text
-from clients.terminal.legal import Choice
 
 __all__ = ["NeonFlipBoard"]
 
@@ -64,7 +64,7 @@ class NeonFlipBoard(Board):
         board, turning = self._animate(view["board"], ctx.live)
         preview: set[int] = set()
         if ctx.highlight is not None:
-            changed = ctx.highlight.info.get("preview")
+            changed = ctx.highlight.info("preview")
             if isinstance(changed, list):
                 preview = set(changed)
             slot = ctx.highlight.command.get("slot")
@@ -153,14 +153,14 @@ class NeonFlipBoard(Board):
                 f" {proto.get('cards_left')} cards left{what}{flips}\n"
             )
 
-    def describe(self, choice: Choice, ctx: Context) -> str:
+    def describe(self, choice: Option, ctx: Context) -> str:
         command = choice.command
         view = ctx.view if isinstance(ctx.view, Mapping) else {}
         you = view.get("you") or {}
         cards = {
             c["id"]: c["name"] for c in [*(you.get("hand") or []), *(view.get("market") or [])] if c
         }
-        cost = choice.info.get("cost")
+        cost = choice.info("cost")
         price = f" ({cost}en)" if cost is not None else ""
         kind = choice.type
         if kind == "play_card":
@@ -185,6 +185,8 @@ class NeonFlipBoard(Board):
         wanted = {"e": "end_turn", "x": "stop_cascade"}.get(key)
         if wanted is None:
             return None
+        if ctx.seat is None:
+            return "You are watching."
         for choice in ctx.choices:
             if choice.type == wanted:
                 return choice.command
