@@ -191,6 +191,17 @@ test("a two-player Neon Flip game against the bot, to the final tally", async ({
   expect(new Set(symbols)).toEqual(new Set(["◆", "●"]));
   await chooseObjective(page);
   await shot(page, "neon_flip-start");
+  // However large the hand grows mid-turn (10 cards here, copies of one), the market and the
+  // turn's controls stay on the 1280x800 screen and the page does not scroll.
+  const fits = await page.locator(".nf-hand").evaluate((hand) => {
+    const first = hand.querySelector(".nf-card")!;
+    while (hand.querySelectorAll(".nf-card").length < 10) hand.append(Object.assign(first.cloneNode(true) as Element, { className: `${first.className} e2e-copy` }));
+    const bottom = (selector: string) => document.querySelector(selector)!.getBoundingClientRect().bottom;
+    const seen = { market: bottom(".nf-market") <= window.innerHeight, controls: bottom(".nf-controls") <= window.innerHeight, scrolled: window.scrollY };
+    for (const copy of hand.querySelectorAll(".e2e-copy")) copy.remove();
+    return seen;
+  });
+  expect(fits).toEqual({ market: true, controls: true, scrolled: 0 });
 
   let turns = 0;
   const log: string[] = [];
