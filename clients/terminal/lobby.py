@@ -148,9 +148,12 @@ class LobbyScreen(LuminScreen):
         yield StatusLine()
         yield Footer()
 
+    #: The lobby table's columns.
+    COLUMNS = ("room", "game", "state", "seats", "watching", "result")
+
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
-        table.add_columns("room", "game", "state", "seats", "watching", "result")
+        table.add_columns(*self.COLUMNS)
         table.focus()
 
     def on_screen_resume(self) -> None:
@@ -195,20 +198,26 @@ class LobbyScreen(LuminScreen):
         )
 
     def redraw(self) -> None:
+        """Draw the rooms again. Each column is as wide as its widest cell, set here: a
+        DataTable measures its automatic widths only when the app is idle, which a busy app
+        may not be for a long time, and until then it cuts every cell to its heading."""
         table = self.query_one(DataTable)
         current = self.selected()
-        table.clear()
+        rows = []
         for room in self.ordered():
             game = self.lumin.games.get(room.game)
-            table.add_row(
-                room.room,
-                game.name if game else room.game,
-                room.state,
-                seat_words(room),
-                str(room.spectators),
-                result_words(room),
-                key=room.room,
-            )
+            name = game.name if game else room.game
+            words = [room.state, seat_words(room), str(room.spectators), result_words(room)]
+            rows.append((room.room, [room.room, name, *words]))
+        widths = [
+            max([len(label), *(len(cells[n]) for _, cells in rows)])
+            for n, label in enumerate(self.COLUMNS)
+        ]
+        table.clear(columns=True)
+        for label, width in zip(self.COLUMNS, widths, strict=True):
+            table.add_column(label, width=width)
+        for key, cells in rows:
+            table.add_row(*cells, key=key)
         if current is not None and current.room in self.rooms:
             table.move_cursor(row=table.get_row_index(current.room))
 
