@@ -168,13 +168,7 @@ class Accounts:
         """Make ``identity`` (whose token is ``token``) the account of ``name``; ``name_taken``
         when the name, folded, is claimed, ``bad_field`` when the identity has an account,
         ``rate_limited`` past the claims allowed from ``address``."""
-        now = time.monotonic()
-        if not self.claims.take(address, now):
-            raise Refused(
-                ErrorCode.RATE_LIMITED,
-                f"Too many attempts to claim a name from {address}; try again in"
-                f" {self.claims.wait(address, now):.0f} s.",
-            )
+        _take(self.claims, address, f"Too many attempts to claim a name from {address}")
         name = _check_name(name)
         _check_password(password)
         if await self.store.get_account_of(identity) is not None:
@@ -201,19 +195,8 @@ class Accounts:
         """The account of ``name`` and a new session token for it, if ``password`` is its
         own; ``rate_limited`` past the attempts allowed, ``bad_credentials`` otherwise."""
         key = name_key(name)
-        now = time.monotonic()
-        if not self.by_address.take(address, now):
-            raise Refused(
-                ErrorCode.RATE_LIMITED,
-                f"Too many sign-in attempts from {address}; try again in"
-                f" {self.by_address.wait(address, now):.0f} s.",
-            )
-        if not self.by_name.take(key, now):
-            raise Refused(
-                ErrorCode.RATE_LIMITED,
-                f"Too many sign-in attempts for this name; try again in"
-                f" {self.by_name.wait(key, now):.0f} s.",
-            )
+        _take(self.by_address, address, f"Too many sign-in attempts from {address}")
+        _take(self.by_name, key, "Too many sign-in attempts for this name")
         account = await self.store.get_account(key)
         hashed = account.password if account is not None else self._decoy
         try:
@@ -261,3 +244,12 @@ class Accounts:
         if gone:
             await self.store.delete_sessions(identity, gone)
         return gone
+
+
+def _take(buckets: Buckets, key: str, sentence: str) -> None:
+    """Take one attempt from ``key``'s bucket, or refuse ``rate_limited`` with ``sentence``
+    and how long to wait."""
+    now = time.monotonic()
+    if not buckets.take(key, now):
+        wait = buckets.wait(key, now)
+        raise Refused(ErrorCode.RATE_LIMITED, f"{sentence}; try again in {wait:.0f} s.")
