@@ -88,13 +88,20 @@ async def test_players_on_two_nodes_meet_in_one_room_and_finish_the_game(nodes) 
     await bea.close()
 
 
-async def test_a_cancel_on_node_b_takes_its_ticket_out_of_the_cluster_queue(nodes) -> None:
+async def bea_queued_on_b(nodes: Any) -> tuple[LuminServer, LuminServer, LuminClient]:
+    """Two nodes, and Bea on node B waiting for a two-seat Neon Hex game in the cluster's
+    queue."""
     a = await nodes("node-a", lease_ttl=TTL)
     b = await nodes("node-b", lease_ttl=TTL)
     await known_to_each_other(a, b)
     bea = await LuminClient.connect(url(b), "Bea")
     await bea.request(PlayNow(game="neon_hex", seats=2))
     await until(lambda: bool(b.hub.quickplay.shared))
+    return a, b, bea
+
+
+async def test_a_cancel_on_node_b_takes_its_ticket_out_of_the_cluster_queue(nodes) -> None:
+    a, b, bea = await bea_queued_on_b(nodes)
     assert [entry["user"] for entry in await entries(a)] == [bea.user]
     await bea.request(CancelPlayNow())
     assert await entries(a) == []
@@ -109,12 +116,7 @@ async def test_a_cancel_on_node_b_takes_its_ticket_out_of_the_cluster_queue(node
 
 
 async def test_a_dead_nodes_tickets_match_nobody(nodes) -> None:
-    a = await nodes("node-a", lease_ttl=TTL)
-    b = await nodes("node-b", lease_ttl=TTL)
-    await known_to_each_other(a, b)
-    bea = await LuminClient.connect(url(b), "Bea")
-    await bea.request(PlayNow(game="neon_hex", seats=2))
-    await until(lambda: bool(b.hub.quickplay.shared))
+    a, b, bea = await bea_queued_on_b(nodes)
     # Node B dies: it matches no more (its queue forgotten, its round stopped), beats no
     # more, and never takes its ticket back from Redis.
     b.hub.quickplay.tickets.clear()
