@@ -15,9 +15,24 @@ import click
 __all__ = ["ratings"]
 
 
-def _get(url: str) -> Any:
-    with urllib.request.urlopen(url, timeout=30) as answer:
+def _get(url: str, token: str | None) -> Any:
+    headers = {} if token is None else {"Authorization": f"Bearer {token}"}
+    with urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=30) as answer:
         return json.load(answer)
+
+
+def rated_rooms(base: str, token: str | None) -> list[str]:
+    """Every rated game's room id on the server at ``base``, page by page (``GET /rated``,
+    then ``?after=`` each page's ``next``): public games', or every game's with the admin
+    ``token``."""
+    rooms: list[str] = []
+    query: dict[str, str] = {"limit": "200"}
+    while True:
+        page = _get(f"{base}/rated?{urllib.parse.urlencode(query)}", token)
+        rooms += page["rooms"]
+        if not page.get("next"):
+            return rooms
+        query["after"] = page["next"]
 
 
 @click.group()
@@ -28,19 +43,26 @@ def ratings() -> None:
 @ratings.command("download")
 @click.argument("server")
 @click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
-def download(server: str, folder: Path) -> None:
+@click.option(
+    "--admin-token",
+    envvar="LUMIN_ADMIN_TOKEN",
+    help="The server's admin token: private rooms' rated games too (without it, public ones).",
+)
+def download(server: str, folder: Path, admin_token: str | None) -> None:
     """Save the log of every rated game on SERVER (http://host:port) in FOLDER, one
-    <room>.json each (GET /rated, then GET /rooms/<room>/log)."""
+    <room>.json each (GET /rated page by page, then GET /rooms/<room>/log): the public
+    rooms' games, or with --admin-token every room's (private ones too)."""
     base = server.rstrip("/")
     folder.mkdir(parents=True, exist_ok=True)
     try:
-        rooms = _get(f"{base}/rated")["rooms"]
+        rooms = rated_rooms(base, admin_token)
         for room in rooms:
-            document = _get(f"{base}/rooms/{urllib.parse.quote(room)}/log")
+            document = _get(f"{base}/rooms/{urllib.parse.quote(room)}/log", admin_token)
             (folder / f"{room}.json").write_text(json.dumps(document))
     except OSError as error:
         raise click.ClickException(f"cannot download from {base}: {error}") from None
-    click.echo(f"{len(rooms)} rated game logs saved in {folder}")
+    which = "every room's" if admin_token else "public rooms' (private ones need --admin-token)"
+    click.echo(f"{len(rooms)} rated game logs saved in {folder}: {which}")
 
 
 @ratings.command("recompute")
@@ -49,7 +71,9 @@ def download(server: str, folder: Path) -> None:
 @click.option("--store", "url", help="A postgresql:// URL instead of --data.")
 def recompute_command(folder: Path, data: Path | None, url: str | None) -> None:
     """Recompute every rating from the logs in FOLDER (lumin ratings download) into an empty
-    store, and print how many."""
+    store, and print how many, and from which games: a download without the admin token holds
+    public rooms' rated games only, so ratings moved by private rooms' games come out
+    without them."""
     from server.recompute import RecomputeError, recompute_into
 
     if (data is None) == (url is None):
@@ -76,4 +100,8 @@ def recompute_command(folder: Path, data: Path | None, url: str | None) -> None:
         count = asyncio.run(run())
     except RecomputeError as error:
         raise click.ClickException(str(error)) from None
-    click.echo(f"{count} ratings recomputed from {len(documents)} logs")
+    private = sum(1 for document in documents if document.get("private"))
+    click.echo(
+        f"{count} ratings recomputed from {len(documents)} logs"
+        f" ({len(documents) - private} of public rooms, {private} of private rooms)"
+    )

@@ -136,6 +136,8 @@ _FLAGS = [
     ),
     _option("connect-burst", _Number(int, 1), "New connections one address may open at once."),
     _option("connections-per-address", _Number(int, 1), "Open connections one address may hold."),
+    _option("http-rate", _Number(float, 0, above=True), "HTTP requests per second per address."),
+    _option("http-burst", _Number(int, 1), "HTTP requests one address may send at once."),
     _option(
         "trusted-proxy",
         str,
@@ -146,6 +148,14 @@ _FLAGS = [
     ),
     _option("rooms-per-identity", _Number(int, 1), "Open rooms one person may have created."),
     _option("rooms-per-address", _Number(int, 1), "Open rooms one address may have created."),
+    _option(
+        "quick-play-per-person", _Number(int, 1), "Quick-play tickets one person may hold at once."
+    ),
+    _option(
+        "quick-play-per-address",
+        _Number(int, 1),
+        "Quick-play tickets one address may hold at once.",
+    ),
     _option(
         "abandoned-after",
         _Number(float, 1),
@@ -206,6 +216,11 @@ _FLAGS = [
         "leaderboard-games",
         _Number(int, 1),
         "Rated games a player needs to appear on a leaderboard.",
+    ),
+    _option(
+        "lag-probe",
+        _Number(float, 0.001, 10),
+        "Seconds between two samples of the event loop's lag (the lag metric).",
     ),
     _option(
         "log-level",

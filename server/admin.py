@@ -40,7 +40,7 @@ from server.replay import log_document
 from server.room import Room
 from server.store import Ban
 
-__all__ = ["ADMIN_PREFIX", "AdminApi", "AdminError"]
+__all__ = ["ADMIN_PREFIX", "AdminApi", "AdminError", "has_admin_token"]
 
 log = structlog.get_logger("lumin.admin")
 
@@ -55,6 +55,18 @@ Answer = tuple[int, dict[str, Any]]
 
 #: The HTTP status of a room's refusal (409 otherwise: the room's state does not allow it).
 _REFUSED_STATUS = {ErrorCode.NO_SUCH_ROOM: HTTPStatus.NOT_FOUND}
+
+
+def has_admin_token(headers: Headers, token: str | None) -> bool:
+    """Whether a request's ``Authorization: Bearer`` names the server's admin ``token`` (in
+    constant time; never when the server has none)."""
+    if not token:
+        return False
+    scheme, _, given = headers.get("Authorization", "").partition(" ")
+    # Bytes: compare_digest refuses str with characters beyond ASCII.
+    return scheme.lower() == "bearer" and hmac.compare_digest(
+        given.strip().encode(), token.strip().encode()
+    )
 
 
 class AdminError(Exception):
@@ -102,11 +114,7 @@ class AdminApi:
                 HTTPStatus.NOT_FOUND,
                 _error("admin_off", "The admin API is off: start Lumin with --admin-token."),
             )
-        scheme, _, given = request.headers.get("Authorization", "").partition(" ")
-        # Bytes: compare_digest refuses str with characters beyond ASCII.
-        if scheme.lower() != "bearer" or not hmac.compare_digest(
-            given.strip().encode(), token.strip().encode()
-        ):
+        if not has_admin_token(request.headers, token):
             wait = self.hub.limits.connect(address, time.monotonic())
             if wait > 0:
                 refusal = _json(

@@ -140,7 +140,7 @@ class LuminServer:
                  seconds=round(time.perf_counter() - started, 3))  # fmt: skip
         self.server = await self._listen(listening)
         self._housekeeping = asyncio.create_task(self.hub.housekeeping())
-        self._loop_lag = asyncio.create_task(self.metrics.watch_loop())
+        self._loop_lag = asyncio.create_task(self.metrics.watch_loop(self.settings.lag_probe))
         host = f"[{self.settings.host}]" if ":" in self.settings.host else self.settings.host
         log.info("listening", host=self.settings.host, port=self.port,
                  url=f"ws://{host}:{self.port}/ws")  # fmt: skip

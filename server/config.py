@@ -119,11 +119,18 @@ class Settings:
     connect_rate: float = attrs.field(default=2.0, validator=_within(0, above=True))
     connect_burst: int = attrs.field(default=20, validator=_within(1))
     connections_per_address: int = attrs.field(default=100, validator=_within(1))
+    #: HTTP requests (everything on the port but the websocket upgrade: pages, leaderboards,
+    #: logs, the admin API) per second, and burst, from one client address.
+    http_rate: float = attrs.field(default=10.0, validator=_within(0, above=True))
+    http_burst: int = attrs.field(default=60, validator=_within(1))
     #: Proxies (addresses or CIDR networks) whose ``X-Forwarded-For`` names the client.
     trusted_proxies: tuple[str, ...] = attrs.field(default=(), validator=_networks)
     #: Open (waiting or playing) rooms one identity, and one address, may have created.
     rooms_per_identity: int = attrs.field(default=10, validator=_within(1))
     rooms_per_address: int = attrs.field(default=50, validator=_within(1))
+    #: Quick-play tickets (``play_now``) one person, and one address, may have waiting at once.
+    quick_play_per_person: int = attrs.field(default=3, validator=_within(1))
+    quick_play_per_address: int = attrs.field(default=20, validator=_within(1))
     #: Seconds a playing room may go on with no human seated (connected or within their
     #: grace) and nobody watching before it is stopped as abandoned.
     abandoned_after: float = attrs.field(default=60.0, validator=_within(1))
@@ -172,6 +179,9 @@ class Settings:
     jwt_algorithms: tuple[str, ...] = ("RS256", "ES256", "EdDSA")
     #: Rated games a player needs to appear on a leaderboard.
     leaderboard_games: int = attrs.field(default=5, validator=_within(1))
+    #: Seconds between two wake-ups of the event loop's lag probe (``lumin_event_loop_lag``):
+    #: the finer, the shorter the stalls it sees.
+    lag_probe: float = attrs.field(default=0.25, validator=_within(0.001, 10))
 
     def __attrs_post_init__(self) -> None:
         if self.admin_token is not None and len(self.admin_token.strip()) < 16:

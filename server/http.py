@@ -5,8 +5,11 @@ ratings and history (:mod:`server.leaderboards`), finished games' logs
 (``/rooms/<id>/log``) and the browser client's static files (``/``, :mod:`server.static`).
 
 Query strings are parsed with the standard library (:func:`urllib.parse.parse_qs`). Each
-answer is built from memory or from one or two store reads (awaited: the store's reads are
-coroutines).
+answer is built from memory or from a few bounded store reads (a page, an index, a ``LIMIT``),
+which run off the event loop (the store's reads are coroutines; SQLite's run on reader
+threads); a game's log is encoded on a worker thread. Every request but the websocket upgrade
+draws on its client address's HTTP bucket (``--http-rate``, ``--http-burst``): past it, 429
+with ``Retry-After``, before any work is done.
 """
 
 from __future__ import annotations
@@ -24,11 +27,11 @@ from websockets.asyncio.server import ServerConnection as Socket
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
-from server.admin import ADMIN_PREFIX, AdminApi
+from server.admin import ADMIN_PREFIX, AdminApi, has_admin_token
 from server.config import Settings
 from server.hub import Hub
-from server.leaderboards import PLAYER_ROUTES
-from server.limits import client_address, parse_networks
+from server.leaderboards import PLAYER_ROUTES, Asker, answer
+from server.limits import Buckets, client_address, parse_networks
 from server.metrics import Metrics
 from server.replay import log_document, may_read
 from server.static import StaticFiles
@@ -63,6 +66,8 @@ class HttpRoutes:
         self.static = StaticFiles(settings.static)
         #: The admin API (:mod:`server.admin`), set by the server.
         self.admin: AdminApi | None = None
+        #: Each client address's HTTP requests (every request but the websocket upgrade).
+        self.requests = Buckets(settings.http_rate, settings.http_burst)
 
     def origin_allowed(self, origin: str | None, host: str | None) -> bool:
         """Whether a websocket request's Origin may connect: one of the configured origins, or,
@@ -103,6 +108,18 @@ class HttpRoutes:
         path = request.path.split("?", 1)[0]
         if path == "/ws":
             return self.handshake(connection, request)
+        address = self.address_of(connection, request)
+        now = time.monotonic()
+        if not self.requests.take(address, now):
+            wait = math.ceil(self.requests.wait(address, now))
+            self.metrics.limit_refusals.labels("http").inc()
+            body = (
+                f"Too many requests from {address}: at most {self.settings.http_rate:g} per"
+                f" second (bursts of {self.settings.http_burst}); try again in {wait} s.\n"
+            )
+            refusal = response(HTTPStatus.TOO_MANY_REQUESTS, body.encode(), "text/plain")
+            refusal.headers["Retry-After"] = str(wait)
+            return refusal
         if path == "/healthz":
             health: dict[str, object] = {
                 "status": "ok", "rooms": len(self.hub.rooms), "epoch": self.hub.epoch,
@@ -113,7 +130,7 @@ class HttpRoutes:
         if path == "/readyz":
             return await self.readiness()
         if path.startswith(ADMIN_PREFIX) and self.admin is not None:
-            return await self.admin.route(request, self.address_of(connection, request))
+            return await self.admin.route(request, address)
         if path == "/metrics":
             return response(HTTPStatus.OK, self.metrics.render(), "text/plain; version=0.0.4")
         if path == "/highscores":
@@ -124,10 +141,12 @@ class HttpRoutes:
             return response(HTTPStatus.OK, json.dumps(scores).encode(), "application/json")
         if path in PLAYER_ROUTES:
             query = urllib.parse.parse_qs(urllib.parse.urlsplit(request.path).query)
-            status, body = await PLAYER_ROUTES[path](
-                self.hub.store, {key: values[0] for key, values in query.items()},
+            asker = Asker(
                 self.settings.leaderboard_games,
-            )  # fmt: skip
+                admin=has_admin_token(request.headers, self.settings.admin_token),
+            )
+            first = {key: values[0] for key, values in query.items()}
+            status, body = await answer(PLAYER_ROUTES[path], self.hub.store, first, asker)
             return response(status, json.dumps(body).encode(), "application/json")
         if path.startswith("/rooms/") and path.endswith("/log"):
             return await self._log(path.split("/")[2], request)
@@ -178,18 +197,21 @@ class HttpRoutes:
         log.info("handshake_refused", reason=reason, address=address, **fields)
 
     async def _log(self, room_id: str, request: Request) -> Response:
-        """A finished game's log; a private game's needs ``?code=`` or a player's token
-        (``Authorization: Bearer TOKEN``), else 403."""
+        """A finished game's log; a private game's needs ``?code=``, a player's token or the
+        admin token (``Authorization: Bearer TOKEN``), else 403."""
         row = await self.hub.store.get_room(room_id)
         if row is None or row.status != "finished":
             return response(HTTPStatus.NOT_FOUND, b"no finished game with that id\n", "text/plain")
         query = urllib.parse.parse_qs(urllib.parse.urlsplit(request.path).query)
         code = query.get("code", [None])[0]
-        if not may_read(row, code, await self._bearer(request)):
+        admin = has_admin_token(request.headers, self.settings.admin_token)
+        if not admin and not may_read(row, code, await self._bearer(request)):
             body = b"this private game's log needs its code (?code=) or a player's token\n"
             return response(HTTPStatus.FORBIDDEN, body, "text/plain")
-        document = log_document(row, await self.hub.store.get_records(room_id))
-        return response(HTTPStatus.OK, json.dumps(document).encode(), "application/json")
+        records = await self.hub.store.get_records(room_id)
+        # A long game's log is a big document: it is encoded on a worker thread, not the loop.
+        body = await asyncio.to_thread(lambda: json.dumps(log_document(row, records)).encode())
+        return response(HTTPStatus.OK, body, "application/json")
 
     async def _bearer(self, request: Request) -> str | None:
         """The user id of a known identity whose token the request carries, if any."""

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import bisect
+import collections
 import importlib.metadata
 import math
 import os
 import platform
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -31,7 +33,15 @@ from prometheus_client import (
 from prometheus_client.core import GaugeMetricFamily, HistogramMetricFamily
 from prometheus_client.utils import floatToGoString
 
-__all__ = ["LOOP_LAG_INTERVAL", "LoopHistogram", "Metrics", "WalSize", "lumin_version"]
+__all__ = [
+    "LAG_WINDOW",
+    "LOOP_LAG_INTERVAL",
+    "LoopHistogram",
+    "Metrics",
+    "RecentMax",
+    "WalSize",
+    "lumin_version",
+]
 
 # A counter's ``_created`` series doubles every counter's exposition and says nothing an
 # operator uses (the process start time does).
@@ -39,6 +49,8 @@ disable_created_metrics()
 
 #: Seconds between two wake-ups of the event loop's lag probe (:meth:`Metrics.watch_loop`).
 LOOP_LAG_INTERVAL = 0.25
+#: Seconds the ``lumin_event_loop_lag_recent_max_seconds`` gauge looks back.
+LAG_WINDOW = 10
 
 
 def lumin_version() -> str:
@@ -82,6 +94,37 @@ class LoopHistogram:
         yield HistogramMetricFamily(
             self.name, self.documentation, buckets=buckets, sum_value=self.sum
         )
+
+
+class RecentMax:
+    """A gauge of the largest value observed in the last :data:`LAG_WINDOW` seconds: one
+    maximum per whole second, the gauge the largest of those still in the window. The
+    histogram says how often the loop was late; this says how late it was at worst lately."""
+
+    def __init__(
+        self, name: str, documentation: str, registry: CollectorRegistry, window: int = LAG_WINDOW
+    ) -> None:
+        self.name, self.documentation, self.window = name, documentation, window
+        self.seconds: collections.deque[tuple[int, float]] = collections.deque()
+        registry.register(self)
+
+    def observe(self, value: float, now: float) -> None:
+        second = int(now)
+        if self.seconds and self.seconds[-1][0] == second:
+            if value > self.seconds[-1][1]:
+                self.seconds[-1] = (second, value)
+        else:
+            self.seconds.append((second, value))
+        while self.seconds and self.seconds[0][0] <= second - self.window:
+            self.seconds.popleft()
+
+    def value(self, now: float) -> float:
+        """The largest value observed in the window that ends at ``now``."""
+        since = int(now) - self.window
+        return max((value for second, value in self.seconds if second > since), default=0.0)
+
+    def collect(self) -> Iterator[GaugeMetricFamily]:
+        yield GaugeMetricFamily(self.name, self.documentation, value=self.value(time.monotonic()))
 
 
 class WalSize:
@@ -199,6 +242,11 @@ class Metrics:
             buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5),
             registry=self.registry,
         )
+        self.loop_lag_recent = RecentMax(
+            "lumin_event_loop_lag_recent_max_seconds",
+            f"The event loop's worst lag in the last {LAG_WINDOW} seconds",
+            self.registry,
+        )
         self.recovery_seconds = Gauge(
             "lumin_recovery_seconds",
             "Seconds the last start-up spent rebuilding rooms from the store",
@@ -236,7 +284,9 @@ class Metrics:
         while True:
             due = loop.time() + interval
             await asyncio.sleep(interval)
-            self.loop_lag.observe(max(0.0, loop.time() - due))
+            lag = max(0.0, loop.time() - due)
+            self.loop_lag.observe(lag)
+            self.loop_lag_recent.observe(lag, time.monotonic())
 
     def render(self) -> bytes:
         """The text exposition format."""

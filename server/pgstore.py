@@ -51,7 +51,7 @@ __all__ = ["SCHEMA_VERSION", "Lease", "PostgresStore"]
 log = structlog.get_logger("lumin.store")
 
 #: The newest schema version this code writes (``lumin_schema.version``).
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 _VERSION_1 = """
 CREATE TABLE rooms (
@@ -133,8 +133,14 @@ CREATE INDEX identities_unseen ON identities (last_seen) WHERE NOT claimed;
 #: (:mod:`server.playerrows`).
 _VERSION_5 = ";\n".join(pr.schema(postgres=True))
 
+#: Version 6: the indexes that bound players' reads over HTTP
+#: (:data:`server.playerrows.BOUNDED_READS`).
+_VERSION_6 = ";\n".join(pr.schema(postgres=True, text=pr.BOUNDED_READS))
+
 #: The DDL of each step: ``_MIGRATIONS[v]`` turns version ``v`` into ``v + 1``.
-_MIGRATIONS: list[str] = [_VERSION_1, _VERSION_2, _VERSION_3, _VERSION_4, _VERSION_5]
+_MIGRATIONS: list[str] = [
+    _VERSION_1, _VERSION_2, _VERSION_3, _VERSION_4, _VERSION_5, _VERSION_6,
+]  # fmt: skip
 
 #: The advisory lock key nodes take while they migrate (any constant shared by every node).
 _MIGRATION_LOCK = 0x4C554D494E  # "LUMIN"
@@ -799,6 +805,27 @@ class PostgresStore:
     ) -> list[ResultRow]:
         sql, params = pr.results_query(player, rated, limit)
         return [pr.result_row(row) for row in await self.pool.fetch(pr.numbered(sql), *params)]
+
+    async def get_leaderboard(
+        self, game: str, pool: str, min_games: int, limit: int, after: pr.BoardKey | None = None
+    ) -> list[RatingRow]:
+        sql, params = pr.leaderboard_query(game, pool, min_games, limit, after)
+        return [
+            RatingRow(*row.values()) for row in await self.pool.fetch(pr.numbered(sql), *params)
+        ]
+
+    async def get_history(
+        self, player: str, limit: int, after: pr.HistoryKey | None = None
+    ) -> list[ResultRow]:
+        sql, params = pr.history_query(player, limit, after)
+        return [pr.result_row(row) for row in await self.pool.fetch(pr.numbered(sql), *params)]
+
+    async def get_rated_rooms(
+        self, limit: int, after: pr.RatedKey | None = None, everyone: bool = False
+    ) -> list[tuple[str, float]]:
+        sql, params = pr.rated_rooms_query(limit, after, everyone)
+        rows = await self.pool.fetch(pr.numbered(sql), *params)
+        return [(str(row["room"]), float(row["finished"])) for row in rows]
 
     async def get_bans(self) -> list[Ban]:
         """Every ban, oldest first."""

@@ -16,6 +16,7 @@ import attrs
 
 __all__ = [
     "ACCOUNT_COLUMNS",
+    "BOUNDED_READS",
     "HIGH_SCORE_KEYS",
     "INSERT_ACCOUNT",
     "INSERT_RESULT",
@@ -27,11 +28,17 @@ __all__ = [
     "SESSION_COLUMNS",
     "UPSERT_RATING",
     "AccountRow",
+    "BoardKey",
+    "HistoryKey",
+    "RatedKey",
     "RatingRow",
     "ResultRow",
     "SessionRow",
     "high_scores_query",
+    "history_query",
+    "leaderboard_query",
     "numbered",
+    "rated_rooms_query",
     "ratings_query",
     "result_row",
     "result_values",
@@ -241,10 +248,22 @@ CREATE INDEX results_rated ON results (rated, finished);
 ALTER TABLE high_scores ADD COLUMN player_id TEXT;
 """
 
+#: Indexes that bound the players' HTTP reads (both stores' next schema version): a pool's
+#: board in the order it is shown (:func:`leaderboard_query` walks it from the top, or from a
+#: page's last entry, and stops at its limit), and rated games in the order they were rated
+#: (:func:`rated_rooms_query`).
+BOUNDED_READS = """
+CREATE INDEX ratings_shown ON ratings (game, pool, (mu - 3 * sigma), games, player);
+DROP INDEX ratings_board;
+CREATE INDEX results_rated_rooms ON results (rated, finished, room);
+DROP INDEX results_rated;
+"""
 
-def schema(postgres: bool) -> list[str]:
-    """The statements of :data:`SCHEMA` for one database."""
-    text = SCHEMA.replace(" REAL", " DOUBLE PRECISION") if postgres else SCHEMA
+
+def schema(postgres: bool, text: str = SCHEMA) -> list[str]:
+    """The statements of ``text`` (:data:`SCHEMA` by default) for one database."""
+    if postgres:
+        text = text.replace(" REAL", " DOUBLE PRECISION")
     return [statement.strip() for statement in text.split(";") if statement.strip()]
 
 
@@ -274,17 +293,91 @@ def high_scores_query(
     return sql + " ORDER BY score, at LIMIT ?", (*params, limit)
 
 
+#: A rating's exact shown value (openskill's ordinal, before rounding), as SQL: the order of a
+#: board, which the ``ratings_shown`` index keeps.
+ORDINAL = "mu - 3 * sigma"
+#: A board's order: best shown rating first, then more games, then the user id (descending,
+#: so the whole order is the index's read backwards).
+BOARD_ORDER = f"{ORDINAL} DESC, games DESC, player DESC"
+_RATING_SELECT = "SELECT player, game, pool, name, mu, sigma, games, updated FROM ratings"
+
+
 def ratings_query(
     game: str | None, pool: str | None, player: str | None
 ) -> tuple[str, tuple[Any, ...]]:
     """Ratings of a game, pool or player (any of them), best first (by the shown rating)."""
-    sql, params = _where(
-        "SELECT player, game, pool, name, mu, sigma, games, updated FROM ratings",
-        game=game,
-        pool=pool,
-        player=player,
+    sql, params = _where(_RATING_SELECT, game=game, pool=pool, player=player)
+    return f"{sql} ORDER BY {BOARD_ORDER}", params
+
+
+#: Where a page of a board ends: its last entry's ordinal, games and user id.
+BoardKey = tuple[float, int, str]
+
+
+def leaderboard_query(
+    game: str, pool: str, min_games: int, limit: int, after: BoardKey | None
+) -> tuple[str, tuple[Any, ...]]:
+    """At most ``limit`` ratings of a pool with at least ``min_games`` games, in board order,
+    from the top or from just past ``after``. The ``ratings_shown`` index serves the order and
+    the seek (``ordinal <= ?`` is a range on it), so a page costs its own rows, not the pool's."""
+    sql = f"{_RATING_SELECT} WHERE game = ? AND pool = ? AND games >= ?"
+    params: tuple[Any, ...] = (game, pool, min_games)
+    if after is not None:
+        ordinal, games, player = after
+        below = f"{ORDINAL} < ? OR games < ? OR (games = ? AND player < ?)"
+        sql += f" AND {ORDINAL} <= ? AND ({below})"
+        params += (ordinal, ordinal, games, games, player)
+    return f"{sql} ORDER BY {BOARD_ORDER} LIMIT ?", (*params, limit)
+
+
+#: Where a page of a player's history ends: its last game's finish time, room and seat.
+HistoryKey = tuple[float, str, int]
+
+
+def history_query(player: str, limit: int, after: HistoryKey | None) -> tuple[str, tuple[Any, ...]]:
+    """At most ``limit`` of a player's results in public rooms, newest first, from the newest
+    or from just past ``after``. Private rooms' results, and those of rooms no longer kept,
+    are left out in SQL (a join on the room), so a page is always full while there are more."""
+    columns = ", ".join(f"results.{name}" for name in _RESULT_READ)
+    sql = (
+        f"SELECT {columns} FROM results JOIN rooms ON rooms.id = results.room"
+        " WHERE results.player = ? AND NOT rooms.private"
     )
-    return sql + " ORDER BY mu - 3 * sigma DESC, games DESC, player", params
+    params: tuple[Any, ...] = (player,)
+    if after is not None:
+        finished, room, seat = after
+        sql += (
+            " AND results.finished <= ? AND (results.finished < ? OR results.room < ?"
+            " OR (results.room = ? AND results.seat < ?))"
+        )
+        params += (finished, finished, room, room, seat)
+    order = "results.finished DESC, results.room DESC, results.seat DESC"
+    return f"{sql} ORDER BY {order} LIMIT ?", (*params, limit)
+
+
+#: Where a page of rated games ends: its last game's finish time and room.
+RatedKey = tuple[float, str]
+
+
+def rated_rooms_query(
+    limit: int, after: RatedKey | None, everyone: bool
+) -> tuple[str, tuple[Any, ...]]:
+    """At most ``limit`` rated games as ``(room, finished)``, in the order they were rated
+    (finish time, then room id), from the first or from just past ``after``; public rooms'
+    only unless ``everyone``. A game is one row, its first rated seat's (every result of a
+    game has the game's finish time)."""
+    sql = "SELECT results.room, results.finished FROM results"
+    if not everyone:
+        sql += " JOIN rooms ON rooms.id = results.room AND NOT rooms.private"
+    # one row per game: its first rated seat's
+    first = "SELECT MIN(seat) FROM results AS seats WHERE seats.room = results.room AND seats.rated"
+    sql += f" WHERE results.rated = TRUE AND results.seat = ({first})"
+    params: tuple[Any, ...] = ()
+    if after is not None:
+        finished, room = after
+        sql += " AND results.finished >= ? AND (results.finished > ? OR results.room > ?)"
+        params += (finished, finished, room)
+    return f"{sql} ORDER BY results.finished, results.room LIMIT ?", (*params, limit)
 
 
 def results_query(

@@ -2,21 +2,29 @@
 rating and fills seats with bots after the wait a player chose.
 
 A ``play_now`` puts the connection's *ticket* in the queue (one per connection: a second
-replaces the first). Every :data:`TICK` seconds the queue is matched, oldest ticket first:
-among the tickets of the same game, seat count and options, those whose ratings (shown, in
-the game's pool; a newcomer's is 0) lie within both tickets' windows are candidates, the
-nearest first. A ticket's window is :data:`WINDOW` rating points wide at first and widens by
-:data:`WIDEN` every :data:`WIDEN_EVERY` seconds of waiting, so a strong or weak player finds
-a game in the end. With enough candidates, the room is made: everyone seated and ready, the
-game started, each told ``matched``. A ticket whose ``bot_wait`` has passed gets a room at
-once with the candidates found so far and bots of a level near its rating
-(:func:`server.ratings.bot_for`) in the other seats; such games are unrated.
+replaces the first). A person waits once per *table* (game, seat count and options): a
+ticket for a table where another connection of theirs waits is refused, as are tickets past
+``--quick-play-per-person`` for one person and ``--quick-play-per-address`` for one address
+(``rate_limited``), so no one fills the queue with a crowd. Every :data:`TICK` seconds the
+queue is matched, oldest ticket first: among the tickets of the same table, those whose
+ratings (shown, in the game's pool; a newcomer's is 0) lie within both tickets' windows are
+candidates, the nearest first. Tickets are grouped by table (a key made once per ticket) and
+each group is sorted by rating, so a round costs a search per ticket, never a comparison of
+every ticket with every other. A ticket's window is :data:`WINDOW` rating points wide at
+first and widens by :data:`WIDEN` every :data:`WIDEN_EVERY` seconds of waiting, so a strong
+or weak player finds a game in the end. With enough candidates, the room is made: everyone
+seated and ready, the game started, each told ``matched``. A ticket whose ``bot_wait`` has
+passed gets a room at once with the candidates found so far and bots of a level near its
+rating (:func:`server.ratings.bot_for`) in the other seats; such games are unrated.
 
 In a cluster the queue is the cluster's, kept in Redis (:class:`SharedQueue`), so players
 connected to different nodes meet. Each table (game, seats, options) has a sorted set of
-tickets by rating (``qp:<table>``) and a hash of what each holds (``qp:<table>:e``: its node,
+tickets by rating (``qp:<table>``), a hash of what each holds (``qp:<table>:e``: its node,
 connection, person, name, rating, bot wait, enqueue and last-seen times, all times Redis's own
-clock). Every node runs a matching round for its own tickets every :data:`TICK` seconds, one
+clock) and an index of the ticket each person has there (``qp:<table>:u``): one entry per
+person per table (a ticket of another connection of the person, at a table where their live
+entry waits, is refused and its player told ``rate_limited``), so no script walks one person's
+crowd. Every node runs a matching round for its own tickets every :data:`TICK` seconds, one
 Lua script per ticket, oldest first: Redis runs a script alone, so a script that finds enough
 candidates removes them and the ticket at once, and no ticket is ever taken twice (two nodes
 matching at once each see the other's removals). A script rather than one elected matcher
@@ -39,6 +47,7 @@ seat waits out its grace period, as any disconnected player's).
 from __future__ import annotations
 
 import asyncio
+import bisect
 import contextlib
 import hashlib
 import json
@@ -93,11 +102,11 @@ class Ticket:
     id: str = attrs.field(factory=lambda: secrets.token_hex(8))
     shared: bool = False
     seen: float = 0.0
+    #: What tickets must share to play together: game, seats and options (made once).
+    table: str = attrs.field(init=False)
 
-    @property
-    def table(self) -> str:
-        """What tickets must share to play together: game, seats and options."""
-        return json.dumps([self.game, self.seats, self.options], sort_keys=True)
+    def __attrs_post_init__(self) -> None:
+        self.table = json.dumps([self.game, self.seats, self.options], sort_keys=True)
 
     def window(self, now: float) -> float:
         return WINDOW + WIDEN * int((now - self.since) // WIDEN_EVERY)
@@ -114,26 +123,40 @@ def _one_each(tickets: list[Ticket]) -> list[Ticket]:
     return kept
 
 
-# KEYS: the table's sorted set and hash; ARGV: the ticket's id, its entry (JSON), rating and
-# the keys' lifetime (ms). The entry's enqueue and last-seen times are Redis's clock.
+# KEYS: the table's sorted set, hash and person index (user id -> ticket id); ARGV: the
+# ticket's id, its entry (JSON), rating, the keys' lifetime (ms), the registry's key prefix
+# (``<prefix>node:``) and STALE. The entry's enqueue and last-seen times are Redis's clock.
+# Returns 1, or 0 when another live ticket of the same person waits at the table (one entry
+# per person per table); a stale one (not seen for STALE s, or its node gone) is replaced.
 _JOIN = """
 local t = redis.call('TIME')
 local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
 local entry = cjson.decode(ARGV[2])
+local held = redis.call('HGET', KEYS[3], entry.user)
+if held and held ~= ARGV[1] then
+  local value = redis.call('HGET', KEYS[2], held)
+  local other = value and cjson.decode(value)
+  if other and now - other.seen <= tonumber(ARGV[6])
+      and redis.call('EXISTS', ARGV[5] .. other.node) == 1 then
+    return 0
+  end
+  redis.call('ZREM', KEYS[1], held)
+  redis.call('HDEL', KEYS[2], held)
+end
 entry.since = now
 entry.seen = now
 redis.call('HSET', KEYS[2], ARGV[1], cjson.encode(entry))
+redis.call('HSET', KEYS[3], entry.user, ARGV[1])
 redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
-redis.call('PEXPIRE', KEYS[1], ARGV[4])
-redis.call('PEXPIRE', KEYS[2], ARGV[4])
+for _, key in ipairs(KEYS) do redis.call('PEXPIRE', key, ARGV[4]) end
 return 1
 """
 
-# KEYS: the table's sorted set and hash; ARGV: the ticket's id, the registry's key prefix
-# (``<prefix>node:``), the seat count, WINDOW, WIDEN, WIDEN_EVERY, STALE, the taken marker's
-# key prefix and the keys' lifetime (ms). Returns 'taken' (another node matched the ticket),
-# 'gone' (it is no longer there: deleted as stale), 'wait', or the match as JSON: the bots
-# to add and the entries, the ticket's first, all removed from the queue.
+# KEYS: the table's sorted set, hash and person index; ARGV: the ticket's id, the registry's
+# key prefix (``<prefix>node:``), the seat count, WINDOW, WIDEN, WIDEN_EVERY, STALE, the taken
+# marker's key prefix and the keys' lifetime (ms). Returns 'taken' (another node matched the
+# ticket), 'gone' (it is no longer there: deleted as stale), 'wait', or the match as JSON: the
+# bots to add and the entries, the ticket's first, all removed from the queue.
 _MATCH = """
 local raw = redis.call('HGET', KEYS[2], ARGV[1])
 if not raw then
@@ -158,8 +181,10 @@ for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], me.rating - mine, me.ra
         or redis.call('EXISTS', ARGV[2] .. other.node) == 0 then
       redis.call('ZREM', KEYS[1], id)
       redis.call('HDEL', KEYS[2], id)
-    elseif other.user ~= me.user
-        and math.abs(other.rating - me.rating) <= math.min(mine, window(other)) then
+      if other and redis.call('HGET', KEYS[3], other.user) == id then
+        redis.call('HDEL', KEYS[3], other.user)
+      end
+    elseif math.abs(other.rating - me.rating) <= math.min(mine, window(other)) then
       other.distance = math.abs(other.rating - me.rating)
       table.insert(found, other)
     end
@@ -183,8 +208,7 @@ if #picked < need then
   if me.bot_wait < 0 or now - me.since < me.bot_wait then
     me.seen = now
     redis.call('HSET', KEYS[2], ARGV[1], cjson.encode(me))
-    redis.call('PEXPIRE', KEYS[1], ARGV[9])
-    redis.call('PEXPIRE', KEYS[2], ARGV[9])
+    for _, key in ipairs(KEYS) do redis.call('PEXPIRE', key, ARGV[9]) end
     return 'wait'
   end
   bots = need - #picked
@@ -194,16 +218,20 @@ for _, other in ipairs(picked) do table.insert(entries, other) end
 for _, entry in ipairs(entries) do
   redis.call('ZREM', KEYS[1], entry.id)
   redis.call('HDEL', KEYS[2], entry.id)
+  if redis.call('HGET', KEYS[3], entry.user) == entry.id then
+    redis.call('HDEL', KEYS[3], entry.user)
+  end
   redis.call('SET', ARGV[8] .. entry.id, '1', 'PX', 60000)
 end
 return cjson.encode({bots = bots, entries = entries})
 """
 
-# KEYS: the table's sorted set and hash; ARGV: the ticket's id. 1 when it was still queued
-# (the cancel won), 0 when a match took it first.
+# KEYS: the table's sorted set, hash and person index; ARGV: the ticket's id and its
+# person's user id. 1 when it was still queued (the cancel won), 0 when a match took it first.
 _WITHDRAW = """
 local removed = redis.call('HDEL', KEYS[2], ARGV[1])
 redis.call('ZREM', KEYS[1], ARGV[1])
+if redis.call('HGET', KEYS[3], ARGV[2]) == ARGV[1] then redis.call('HDEL', KEYS[3], ARGV[2]) end
 return removed
 """
 
@@ -221,10 +249,15 @@ class SharedQueue:
 
     def keys(self, ticket: Ticket) -> list[str]:
         table = hashlib.sha256(ticket.table.encode()).hexdigest()[:24]
-        return [self.cluster._key("qp", table), self.cluster._key("qp", table, "e")]
+        return [
+            self.cluster._key("qp", table),
+            self.cluster._key("qp", table, "e"),
+            self.cluster._key("qp", table, "u"),
+        ]
 
-    async def join(self, ticket: Ticket) -> None:
-        """Put ``ticket`` in the cluster's queue (:class:`RedisError` when Redis is away)."""
+    async def join(self, ticket: Ticket) -> bool:
+        """Put ``ticket`` in the cluster's queue (:class:`RedisError` when Redis is away):
+        ``False`` when another live ticket of the same person waits at its table."""
         entry = {
             "id": ticket.id,
             "node": self.cluster.node,
@@ -233,9 +266,14 @@ class SharedQueue:
             "rating": ticket.rating,
             "bot_wait": -1 if ticket.bot_wait is None else ticket.bot_wait,
         }
-        await self._join(
-            keys=self.keys(ticket), args=[ticket.id, json.dumps(entry), ticket.rating, TABLE_TTL]
-        )
+        joined = await self._join(
+            keys=self.keys(ticket),
+            args=[
+                ticket.id, json.dumps(entry), ticket.rating, TABLE_TTL,
+                self.cluster._key("node", ""), STALE,
+            ],
+        )  # fmt: skip
+        return bool(joined)
 
     async def match(self, ticket: Ticket) -> str | dict[str, Any]:
         """One matching attempt for ``ticket``: ``"wait"``, ``"taken"``, ``"gone"`` or the
@@ -256,7 +294,8 @@ class SharedQueue:
     async def withdraw(self, ticket: Ticket) -> bool:
         """Take ``ticket`` out of the cluster's queue: whether it was still there (``False``:
         a match took it first, and its room is being made)."""
-        return bool(await self._withdraw(keys=self.keys(ticket), args=[ticket.id]))
+        answer = await self._withdraw(keys=self.keys(ticket), args=[ticket.id, ticket.session.user])
+        return bool(answer)
 
 
 class QuickPlay:
@@ -311,6 +350,7 @@ class QuickPlay:
         pool = pool_of(game.id, options, request.seats)
         rating = self.hub.ratings.shown(session.user, game.id, pool) or 0.0
         ticket = Ticket(session, game.id, request.seats, options, wait, rating, time.monotonic())
+        self._check_caps(ticket)
         old = self.tickets.pop(session, None)  # a second play_now replaces the first
         if old is not None and old.shared and self.queue is not None:
             self.hub.spawn(self._withdraw(old))
@@ -318,6 +358,34 @@ class QuickPlay:
         if self._task is None or self._task.done():
             self._task = self.hub.spawn(self._run())
         return ticket
+
+    def _check_caps(self, ticket: Ticket) -> None:
+        """Refuse (``rate_limited``) a ticket for a table where another connection of the
+        same person waits, or past the tickets one person or one address may hold (a
+        connection's earlier ticket, which this one replaces, does not count)."""
+        session = ticket.session
+        others = [t for s, t in self.tickets.items() if s is not session]
+        if any(t.session.user == session.user and t.table == ticket.table for t in others):
+            raise Refused(
+                ErrorCode.RATE_LIMITED,
+                "You are waiting for this game on another connection already; play there,"
+                " or cancel it there first.",
+            )
+        settings = self.hub.settings
+        caps = (
+            ("You have", "person", lambda t: t.session.user == session.user),
+            ("Your address has", "address", lambda t: t.session.address == session.address),
+        )
+        for who, kind, mine in caps:
+            cap = getattr(settings, f"quick_play_per_{kind}")
+            held = sum(1 for t in others if mine(t))
+            if held >= cap:
+                self.hub.metrics.limit_refusals.labels(f"quick_play_per_{kind}").inc()
+                raise Refused(
+                    ErrorCode.RATE_LIMITED,
+                    f"{who} {held} quick-play tickets waiting, the most this server allows"
+                    f" ({cap}); cancel one first.",
+                )
 
     async def cancel(self, session: Any) -> bool:
         """Take ``session``'s ticket out of the queue: whether the cancel won. ``False`` when
@@ -388,24 +456,32 @@ class QuickPlay:
         in it, this node's own for those Redis has not seen for :data:`STALE` seconds."""
         if self.queue is not None:
             await self._match_shared(now)
-        local = {
-            session: ticket
-            for session, ticket in self.tickets.items()
-            if not ticket.shared or now - ticket.seen > STALE
-        }
-        for ticket in sorted(local.values(), key=lambda t: t.since):
+        tables: dict[str, list[Ticket]] = {}
+        for ticket in self.tickets.values():
+            if not ticket.shared or now - ticket.seen > STALE:
+                tables.setdefault(ticket.table, []).append(ticket)
+        for group in tables.values():
+            await self._match_table(group, now)
+
+    async def _match_table(self, group: list[Ticket], now: float) -> None:
+        """Match the local tickets of one table, oldest first: each against the others whose
+        ratings lie in its window (found by bisection in the group sorted by rating)."""
+        by_rating = sorted(group, key=lambda t: t.rating)
+        ratings = [t.rating for t in by_rating]
+        for ticket in sorted(group, key=lambda t: t.since):
             if self.tickets.get(ticket.session) is not ticket:
                 continue  # matched earlier in this round, or cancelled
+            window = ticket.window(now)
+            low = bisect.bisect_left(ratings, ticket.rating - window)
+            high = bisect.bisect_right(ratings, ticket.rating + window)
             others = sorted(
                 (
                     other
-                    for other in local.values()
+                    for other in by_rating[low:high]
                     if other is not ticket
                     and self.tickets.get(other.session) is other
                     and other.session.user != ticket.session.user  # one person, one seat
-                    and other.table == ticket.table
-                    and abs(other.rating - ticket.rating)
-                    <= min(ticket.window(now), other.window(now))
+                    and abs(other.rating - ticket.rating) <= min(window, other.window(now))
                 ),
                 key=lambda other: (abs(other.rating - ticket.rating), other.since),
             )
@@ -422,7 +498,10 @@ class QuickPlay:
                 continue
             try:
                 if not ticket.shared:  # new, or Redis is back: into the cluster's queue
-                    await self.queue.join(ticket)
+                    if not await self.queue.join(ticket):
+                        self.tickets.pop(ticket.session, None)
+                        _tell_waiting_elsewhere(ticket.session)
+                        continue
                     ticket.shared, ticket.seen = True, now
                     self.shared[ticket.id] = ticket
                 answer = await self.queue.match(ticket)
@@ -618,6 +697,18 @@ def _send_on(session: Any, room: str, seat: int, rated: bool, url: str) -> None:
     there (``moved``, without ``ref``): it reconnects there and resumes the room."""
     session.send(Matched(room=room, seat=seat, rated=rated))
     session.room_moved(room, url)
+
+
+def _tell_waiting_elsewhere(session: Any) -> None:
+    """The cluster's queue holds another live ticket of the person for the same table (a
+    connection to another node): this one stops waiting."""
+    session.send(
+        Error(
+            code=ErrorCode.RATE_LIMITED.value,
+            message="You are waiting for this game on another connection already; this one"
+            " stops waiting.",
+        )
+    )
 
 
 def _tell_failed(session: Any) -> None:

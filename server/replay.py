@@ -120,6 +120,7 @@ def log_document(row: RoomRow, records: list[Record]) -> dict[str, Any]:
         "seed": row.seed.hex(),
         "salt": row.salt.hex(),
         "commitment": row.commitment,
+        "private": row.private,
         "created": row.created,
         "started": row.started,
         "finished": row.finished,

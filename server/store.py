@@ -41,7 +41,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import attrs
 import msgpack
@@ -79,8 +79,8 @@ DURABILITY_MODES = ("process", "fsync")
 #: it migrates it (:data:`_MIGRATIONS`). Version 2 adds ``bans``; version 3 an identity's
 #: ``last_seen`` and ``claimed``; version 4
 #: accounts, sessions, ratings, results and a high score's player id
-#: (:mod:`server.playerrows`).
-SCHEMA_VERSION = 4
+#: (:mod:`server.playerrows`); version 5 the indexes that bound players' reads over HTTP.
+SCHEMA_VERSION = 5
 
 #: What a ban names: a person (their identity's user id) or a client address.
 BAN_KINDS = ("identity", "address")
@@ -364,6 +364,27 @@ class Store(Protocol):
         are recomputed in), rated games' only with ``rated``."""
         ...
 
+    async def get_leaderboard(
+        self, game: str, pool: str, min_games: int, limit: int, after: pr.BoardKey | None = None
+    ) -> list[RatingRow]:
+        """One page of a pool's board (:func:`server.playerrows.leaderboard_query`): at most
+        ``limit`` ratings with ``min_games`` games or more, best first, past ``after``."""
+        ...
+
+    async def get_history(
+        self, player: str, limit: int, after: pr.HistoryKey | None = None
+    ) -> list[ResultRow]:
+        """One page of a player's results in public rooms, newest first, past ``after``
+        (:func:`server.playerrows.history_query`)."""
+        ...
+
+    async def get_rated_rooms(
+        self, limit: int, after: pr.RatedKey | None = None, everyone: bool = False
+    ) -> list[tuple[str, float]]:
+        """One page of rated games as ``(room, finished)``, in the order they were rated,
+        public rooms' only unless ``everyone`` (:func:`server.playerrows.rated_rooms_query`)."""
+        ...
+
 
 def _lowest_priority() -> None:
     """Give the calling thread the lowest scheduling priority (Linux, where a thread's nice
@@ -411,6 +432,14 @@ _Job = tuple[
 ]
 
 #: A run is inserted only when its first ``seq`` follows the room's last (0 for an empty log).
+#: Reader threads (:meth:`EventStore._read`): a read waits only for reads ahead of it.
+READERS = 2
+
+T = TypeVar("T")
+
+_ACCOUNT_BY = "SELECT name_key, name, identity, password, created FROM accounts WHERE "
+_SESSION_BY = f"SELECT {', '.join(pr.SESSION_COLUMNS)} FROM sessions WHERE "
+
 _APPEND = (
     "INSERT INTO runs (room, seq, last, records) SELECT ?, ?, ?, ?"
     " WHERE COALESCE((SELECT last FROM runs WHERE room = ? ORDER BY seq DESC LIMIT 1), 0) = ?"
@@ -420,8 +449,12 @@ _APPEND = (
 class EventStore:
     """SQLite event store with a batching writer thread (see the module docstring).
 
-    Reads run on the caller's thread through their own connection; they are cheap and only
-    happen at start, on resume of an old room, and for replays.
+    The store contract's reads (the ``get_`` coroutines) run on reader threads
+    (:data:`READERS`), each with a connection of its own, so no read ever holds the event
+    loop, however many rows it walks: SQLite runs a query without Python's lock, and WAL lets
+    readers read while a batch commits. A read sees every write whose future has resolved.
+    The plain methods (:meth:`rooms`, :meth:`records`...) read on the caller's thread, for
+    start-up, offline commands and tests.
     """
 
     def __init__(self, path: Path | str, durability: str = "process") -> None:
@@ -443,6 +476,13 @@ class EventStore:
         self._jobs: queue.SimpleQueue[list[_Job] | None] = queue.SimpleQueue()
         self._writer: threading.Thread | None = None
         self._background: concurrent.futures.ThreadPoolExecutor | None = None
+        #: The reader threads' connections (each thread's own, in :attr:`_local`).
+        self._local = threading.local()
+        self._readers: list[sqlite3.Connection] = []
+        self._readers_lock = threading.Lock()
+        self._reads = concurrent.futures.ThreadPoolExecutor(
+            max_workers=READERS, thread_name_prefix="lumin-read", initializer=self._open_reader
+        )
         if durability == "fsync":
             self._writer = threading.Thread(
                 target=self._write_loop, name="lumin-store", daemon=True
@@ -460,6 +500,25 @@ class EventStore:
         # When the WAL starts over after a stretch of writes without pause, cut its file back.
         connection.execute(f"PRAGMA journal_size_limit={WAL_SIZE_LIMIT}")
         return connection
+
+    def _open_reader(self) -> None:
+        """A reader thread's start: its own read-only connection."""
+        connection = self._connect()
+        connection.execute("PRAGMA query_only = 1")
+        self._local.connection = connection
+        with self._readers_lock:
+            self._readers.append(connection)
+
+    @property
+    def _db(self) -> sqlite3.Connection:
+        """The connection a read uses: a reader thread's own, else the store's first."""
+        connection: sqlite3.Connection | None = getattr(self._local, "connection", None)
+        return self._reader if connection is None else connection
+
+    async def _read(self, read: Callable[..., T], *args: Any) -> T:
+        """``read(*args)`` on a reader thread (it reads through :attr:`_db`)."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._reads, read, *args)
 
     def checkpoint(self) -> None:
         """Copy the WAL into the database file (SQLite's PASSIVE checkpoint: it never blocks
@@ -522,79 +581,92 @@ class EventStore:
         await self.checkpoint_in_background()
 
     async def get_rooms(self, statuses: Sequence[str] | None = None) -> list[RoomRow]:
-        return self.rooms(statuses)
+        return await self._read(self.rooms, statuses)
 
     async def get_finished(
         self, limit: int, game: str | None = None, offset: int = 0
     ) -> list[RoomRow]:
-        return self.finished(limit, game, offset)
+        return await self._read(self.finished, limit, game, offset)
 
     async def get_finished_count(self, game: str | None = None) -> int:
-        return self.count_finished(game)
+        return await self._read(self.count_finished, game)
 
     async def get_room(self, room: str) -> RoomRow | None:
-        return self.room(room)
+        return await self._read(self.room, room)
 
     async def get_records(self, room: str, after: int = -1) -> list[Record]:
-        return list(self.records(room, after))
+        return await self._read(lambda: list(self.records(room, after)))
 
     async def get_identity(self, token_hash: str) -> str | None:
-        return self.identity(token_hash)
+        return await self._read(self.identity, token_hash)
 
     async def get_high_scores(
         self, player: str | None = None, limit: int = 10, player_id: str | None = None
     ) -> list[dict[str, Any]]:
-        return self.high_scores(player, limit, player_id)
+        return await self._read(self.high_scores, player, limit, player_id)
 
     async def get_bans(self) -> list[Ban]:
-        return self.bans()
+        return await self._read(self.bans)
 
     async def get_account(self, key: str) -> AccountRow | None:
-        row = self._reader.execute(
-            "SELECT name_key, name, identity, password, created FROM accounts WHERE name_key = ?",
-            (key,),
-        ).fetchone()
+        row = await self._read(self._first, _ACCOUNT_BY + "name_key = ?", (key,))
         return None if row is None else AccountRow(*row)
 
     async def get_account_of(self, identity: str) -> AccountRow | None:
-        row = self._reader.execute(
-            "SELECT name_key, name, identity, password, created FROM accounts WHERE identity = ?",
-            (identity,),
-        ).fetchone()
+        row = await self._read(self._first, _ACCOUNT_BY + "identity = ?", (identity,))
         return None if row is None else AccountRow(*row)
 
     async def get_identity_claimed(self, token_hash: str) -> bool | None:
-        row = self._reader.execute(
-            "SELECT claimed FROM identities WHERE token_hash = ?", (token_hash,)
-        ).fetchone()
+        sql = "SELECT claimed FROM identities WHERE token_hash = ?"
+        row = await self._read(self._first, sql, (token_hash,))
         return None if row is None else bool(row[0])
 
     async def get_session(self, token_hash: str) -> SessionRow | None:
-        row = self._reader.execute(
-            f"SELECT {', '.join(pr.SESSION_COLUMNS)} FROM sessions WHERE token_hash = ?",
-            (token_hash,),
-        ).fetchone()
+        row = await self._read(self._first, _SESSION_BY + "token_hash = ?", (token_hash,))
         return None if row is None else SessionRow(*row)
 
     async def get_sessions(self, identity: str) -> list[SessionRow]:
-        rows = self._reader.execute(
-            f"SELECT {', '.join(pr.SESSION_COLUMNS)} FROM sessions WHERE identity = ?"
-            " ORDER BY created, token_hash",
-            (identity,),
-        )
-        return [SessionRow(*row) for row in rows]
+        sql = _SESSION_BY + "identity = ? ORDER BY created, token_hash"
+        return [SessionRow(*row) for row in await self._read(self._rows, sql, (identity,))]
 
     async def get_ratings(
         self, game: str | None = None, pool: str | None = None, player: str | None = None
     ) -> list[RatingRow]:
-        sql, params = pr.ratings_query(game, pool, player)
-        return [RatingRow(*row) for row in self._reader.execute(sql, params)]
+        rows = await self._read(self._rows, *pr.ratings_query(game, pool, player))
+        return [RatingRow(*row) for row in rows]
 
     async def get_results(
         self, player: str | None = None, rated: bool | None = None, limit: int | None = None
     ) -> list[ResultRow]:
-        sql, params = pr.results_query(player, rated, limit)
-        return [pr.result_row(row) for row in self._reader.execute(sql, params)]
+        rows = await self._read(self._rows, *pr.results_query(player, rated, limit))
+        return [pr.result_row(row) for row in rows]
+
+    async def get_leaderboard(
+        self, game: str, pool: str, min_games: int, limit: int, after: pr.BoardKey | None = None
+    ) -> list[RatingRow]:
+        sql, params = pr.leaderboard_query(game, pool, min_games, limit, after)
+        return [RatingRow(*row) for row in await self._read(self._rows, sql, params)]
+
+    async def get_history(
+        self, player: str, limit: int, after: pr.HistoryKey | None = None
+    ) -> list[ResultRow]:
+        rows = await self._read(self._rows, *pr.history_query(player, limit, after))
+        return [pr.result_row(row) for row in rows]
+
+    async def get_rated_rooms(
+        self, limit: int, after: pr.RatedKey | None = None, everyone: bool = False
+    ) -> list[tuple[str, float]]:
+        rows = await self._read(self._rows, *pr.rated_rooms_query(limit, after, everyone))
+        return [(str(room), float(finished)) for room, finished in rows]
+
+    def _first(self, sql: str, params: tuple[Any, ...]) -> tuple[Any, ...] | None:
+        """The first row ``sql`` reads, or ``None``."""
+        row: tuple[Any, ...] | None = self._db.execute(sql, params).fetchone()
+        return row
+
+    def _rows(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        """Every row ``sql`` reads."""
+        return self._db.execute(sql, params).fetchall()
 
     # -- writing --------------------------------------------------------------------------------
 
@@ -849,6 +921,11 @@ class EventStore:
             self._writer.join()
         if self._background is not None:
             self._background.shutdown(wait=True)
+        self._reads.shutdown(wait=True)
+        with self._readers_lock:
+            for connection in self._readers:
+                connection.close()
+            self._readers.clear()
         self._reader.close()
 
     # -- reading --------------------------------------------------------------------------------
@@ -860,14 +937,14 @@ class EventStore:
         if statuses:
             sql += f" WHERE status IN ({', '.join('?' for _ in statuses)})"
             params = tuple(statuses)
-        rows = self._reader.execute(sql + " ORDER BY created", params).fetchall()
+        rows = self._db.execute(sql + " ORDER BY created", params).fetchall()
         return [room_row(row) for row in rows]
 
     def finished(self, limit: int, game: str | None = None, offset: int = 0) -> list[RoomRow]:
         """The most recently finished public games, newest first (optionally of one game),
         from position ``offset`` of that order."""
         sql, params = _finished_query(game)
-        rows = self._reader.execute(
+        rows = self._db.execute(
             f"SELECT * {sql} ORDER BY finished DESC, id LIMIT ? OFFSET ?", (*params, limit, offset)
         )
         return [room_row(row) for row in rows.fetchall()]
@@ -875,16 +952,16 @@ class EventStore:
     def count_finished(self, game: str | None = None) -> int:
         """How many finished public games :meth:`finished` can list."""
         sql, params = _finished_query(game)
-        return int(self._reader.execute(f"SELECT COUNT(*) {sql}", params).fetchone()[0])
+        return int(self._db.execute(f"SELECT COUNT(*) {sql}", params).fetchone()[0])
 
     def room(self, room: str) -> RoomRow | None:
         """One stored room, or ``None``."""
-        row = self._reader.execute("SELECT * FROM rooms WHERE id = ?", (room,)).fetchone()
+        row = self._db.execute("SELECT * FROM rooms WHERE id = ?", (room,)).fetchone()
         return None if row is None else room_row(row)
 
     def records(self, room: str, after: int = -1) -> Iterator[Record]:
         """A room's log records with ``seq`` greater than ``after``, in order."""
-        cursor = self._reader.execute(
+        cursor = self._db.execute(
             "SELECT records FROM runs WHERE room = ? AND last > ? ORDER BY seq", (room, after)
         )
         for (run,) in cursor:
@@ -892,7 +969,7 @@ class EventStore:
 
     def identity(self, token_hash: str) -> str | None:
         """The name behind a token hash, or ``None`` for an unknown token."""
-        row = self._reader.execute(
+        row = self._db.execute(
             "SELECT name FROM identities WHERE token_hash = ?", (token_hash,)
         ).fetchone()
         return None if row is None else str(row[0])
@@ -903,14 +980,12 @@ class EventStore:
         """Best Flash 8 solo scores (lowest first), for one player (by name, or by user id:
         an account's) or everyone."""
         sql, params = pr.high_scores_query(player, player_id, limit)
-        rows = self._reader.execute(sql, params)
+        rows = self._db.execute(sql, params)
         return [dict(zip(pr.HIGH_SCORE_KEYS, row, strict=True)) for row in rows]
 
     def bans(self) -> list[Ban]:
         """Every ban, oldest first."""
-        rows = self._reader.execute(
-            "SELECT kind, value, reason, at FROM bans ORDER BY at, kind, value"
-        )
+        rows = self._db.execute("SELECT kind, value, reason, at FROM bans ORDER BY at, kind, value")
         return [Ban(*row) for row in rows]
 
 
@@ -1071,6 +1146,13 @@ def _version_4(connection: sqlite3.Connection) -> None:
         connection.execute(statement)
 
 
+def _version_5(connection: sqlite3.Connection) -> None:
+    """Version 4 to 5: the indexes that bound players' reads over HTTP
+    (:data:`server.playerrows.BOUNDED_READS`)."""
+    for statement in pr.schema(postgres=False, text=pr.BOUNDED_READS):
+        connection.execute(statement)
+
+
 #: Rated games' rooms: retention keeps them, so every rating can be recomputed from the logs.
 _RATED_ROOMS = "SELECT room FROM results WHERE rated"
 
@@ -1081,6 +1163,7 @@ _MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _version_2,
     _version_3,
     _version_4,
+    _version_5,
 ]
 
 

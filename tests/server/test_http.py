@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import collections
 import json
+import types
 from collections.abc import AsyncIterator
 from http import HTTPStatus
 from pathlib import Path
+from typing import Any
 
 import pytest
 from websockets.datastructures import Headers
@@ -18,17 +20,24 @@ from server.config import Settings
 from server.http import HttpRoutes
 from server.hub import Hub
 from server.metrics import Metrics
+from server.playerrows import RatingRow, ResultRow
 from server.store import EventStore, RoomRow
+
+ADMIN_TOKEN = "an-admin-token-of-the-operator"
 
 
 @pytest.fixture
-async def routes(tmp_path: Path) -> AsyncIterator[HttpRoutes]:
+async def routes(tmp_path: Path, request: pytest.FixtureRequest) -> AsyncIterator[HttpRoutes]:
+    """The routes of a server with a static folder and an admin token; a test's
+    ``@pytest.mark.settings(...)`` changes its other settings."""
     static = tmp_path / "web"
     static.mkdir()
     (static / "index.html").write_text("<title>Lumin</title>")
     (static / "app.js").write_text("console.log('Lumin')")
     (tmp_path / "secret.txt").write_text("not for the web")
-    settings = Settings(data=tmp_path / "data", static=static)
+    marker = request.node.get_closest_marker("settings")
+    extra = {"http_burst": 1000, **(marker.kwargs if marker else {})}
+    settings = Settings(data=tmp_path / "data", static=static, admin_token=ADMIN_TOKEN, **extra)
     settings.data.mkdir()
     store = EventStore(settings.database)
     metrics = Metrics()
@@ -36,8 +45,11 @@ async def routes(tmp_path: Path) -> AsyncIterator[HttpRoutes]:
     store.close()
 
 
-async def get(routes: HttpRoutes, path: str, **headers: str) -> tuple[int, str, bytes]:
-    response = await routes.route(None, Request(path, Headers(headers)))  # type: ignore[arg-type]
+async def get(
+    routes: HttpRoutes, path: str, address: str = "127.0.0.9", **headers: str
+) -> tuple[int, str, bytes]:
+    peer = types.SimpleNamespace(remote_address=(address, 50000))  # the request's socket
+    response = await routes.route(peer, Request(path, Headers(headers)))  # type: ignore[arg-type]
     assert response is not None
     return response.status_code, response.headers["Content-Type"], response.body
 
@@ -141,3 +153,96 @@ async def test_origin_allowed(
 ) -> None:
     routes.settings = Settings(data=routes.settings.data, origins=configured)
     assert routes.origin_allowed(origin, host) is allowed
+
+
+def body_of(answer: tuple[int, str, bytes]) -> dict[str, Any]:
+    status, kind, body = answer
+    assert kind == "application/json", (status, body)
+    loaded: dict[str, Any] = json.loads(body)
+    return loaded
+
+
+async def rated_game(
+    routes: HttpRoutes, room: str, finished: float, private: bool = False, user: str = "u1"
+) -> None:
+    row = await finished_room(routes, room, private, user)
+    await routes.hub.store.update_room(room, finished=finished)
+    await routes.hub.store.add_results(
+        [
+            ResultRow(
+                row.id, 0, user, "Ada", "flip_over_frog", "4p", 1, False, finished, True, 0.0, 1.0
+            )
+        ]
+    )
+
+
+@pytest.mark.settings(http_rate=1.0, http_burst=3)
+async def test_http_requests_past_an_addresss_burst_are_refused_429_before_any_work(
+    routes: HttpRoutes,
+) -> None:
+    for _ in range(3):
+        assert (await get(routes, "/healthz", address="127.0.0.7"))[0] == HTTPStatus.OK
+    status, kind, body = await get(routes, "/leaderboard?game=neon_hex", address="127.0.0.7")
+    assert (status, kind) == (HTTPStatus.TOO_MANY_REQUESTS, "text/plain")
+    assert b"Too many requests from 127.0.0.7" in body and b"try again in 1 s" in body
+    assert (await get(routes, "/healthz", address="127.0.0.8"))[0] == HTTPStatus.OK, "others'"
+    metrics = routes.metrics.render()
+    assert b'lumin_limit_refusals_total{limit="http"} 1.0' in metrics
+
+
+async def test_a_leaderboard_comes_in_pages_ranked_across_them(routes: HttpRoutes) -> None:
+    # five players, two of them equal: pages of two share the rank across the page break
+    shown = [30.0, 24.0, 24.0, 18.0, 12.0]
+    await routes.hub.store.save_ratings(
+        [
+            RatingRow(f"u{n}", "neon_hex", "2p", f"P{n}", value + 3.0, 1.0, 9 - n, 1.0)
+            for n, value in enumerate(shown)
+        ]
+    )
+    seen: list[tuple[str, float, int]] = []
+    path = "/leaderboard?game=neon_hex&pool=2p&limit=2"
+    pages = 0
+    while True:
+        page = body_of(await get(routes, path))
+        pages += 1
+        seen += [(p["user"], p["rating"], p["rank"]) for p in page["players"]]
+        if page["next"] is None:
+            break
+        path = f"/leaderboard?game=neon_hex&pool=2p&limit=2&after={page['next']}"
+    assert pages == 3
+    assert seen == [
+        ("u0", 30.0, 1), ("u1", 24.0, 2), ("u2", 24.0, 2), ("u3", 18.0, 4), ("u4", 12.0, 5),
+    ]  # fmt: skip
+    bad = await get(routes, "/leaderboard?game=neon_hex&after=not-a-page")
+    assert bad[0] == HTTPStatus.BAD_REQUEST
+    assert body_of(bad) == {"error": "after is the next of the previous page, as it came"}
+
+
+async def test_a_history_page_is_full_of_public_games_and_names_the_next(
+    routes: HttpRoutes,
+) -> None:
+    for n in range(9):  # every third game in a private room
+        await rated_game(routes, f"g{n}", 10.0 + n, private=n % 3 == 0)
+    first = body_of(await get(routes, "/history?user=u1&limit=3"))
+    assert [g["room"] for g in first["games"]] == ["g8", "g7", "g5"]
+    second = body_of(await get(routes, f"/history?user=u1&limit=3&after={first['next']}"))
+    assert [g["room"] for g in second["games"]] == ["g4", "g2", "g1"]
+    assert second["next"] is None
+
+
+async def test_rated_lists_public_games_and_every_game_for_the_operator(
+    routes: HttpRoutes,
+) -> None:
+    for n in range(4):
+        await rated_game(routes, f"g{n}", 10.0 + n, private=n == 2)
+    public = body_of(await get(routes, "/rated"))
+    assert public == {"rooms": ["g0", "g1", "g3"], "next": None}
+    admin = body_of(await get(routes, "/rated", Authorization=f"Bearer {ADMIN_TOKEN}"))
+    assert admin["rooms"] == ["g0", "g1", "g2", "g3"]
+    page = body_of(await get(routes, "/rated?limit=2"))
+    assert page["rooms"] == ["g0", "g1"]
+    rest = body_of(await get(routes, f"/rated?limit=2&after={page['next']}"))
+    assert rest == {"rooms": ["g3"], "next": None}
+    # the operator reads a private game's log with the admin token
+    assert (await get(routes, "/rooms/g2/log"))[0] == HTTPStatus.FORBIDDEN
+    assert (await get(routes, "/rooms/g2/log", Authorization=f"Bearer {ADMIN_TOKEN}"))[0] == 200

@@ -196,3 +196,66 @@ async def test_a_cancel_while_the_room_is_made_keeps_the_seat_and_says_matched(
         await bea.changed(told.room, timeout=10)
     assert room.peers.get(next(p for p in room.peers if p.user == bea.user)) == told.seat
     assert not hub.bots.in_grace(room, told.seat), "Bea is there: no grace, no stand-in"
+
+
+async def test_a_person_waits_once_per_table_and_holds_few_tickets(connect, server) -> None:
+    ada = await connect("Ada")
+    await ada.request(PlayNow(game="neon_hex", seats=2))
+    # a second connection of Ada's (her token) for the same table is refused
+    again = await connect("Ada", token=ada.token)
+    with pytest.raises(ServerError) as refused:
+        await again.request(PlayNow(game="neon_hex", seats=2))
+    assert refused.value.code == "rate_limited"
+    assert "waiting for this game on another connection" in refused.value.message
+    # other tables are hers to wait at too, up to the server's cap for one person
+    cap = server.hub.settings.quick_play_per_person
+    for n in range(cap - 1):
+        more = await connect("Ada", token=ada.token)
+        await more.request(PlayNow(game="flip_over_frog", seats=2 + n))
+    past = await connect("Ada", token=ada.token)
+    with pytest.raises(ServerError) as refused:
+        await past.request(PlayNow(game="neon_flip", seats=2))
+    assert refused.value.code == "rate_limited"
+    assert f"You have {cap} quick-play tickets waiting" in refused.value.message
+    # asking again on the same connection replaces its ticket: it never counts against itself
+    await ada.request(PlayNow(game="neon_hex", seats=3))
+    assert len(server.hub.quickplay.tickets) == cap
+
+
+async def test_one_address_holds_at_most_its_cap_of_tickets(connect, server) -> None:
+    hub = server.hub
+    cap = hub.settings.quick_play_per_address
+    hub.settings = attrs.evolve(hub.settings, quick_play_per_address=2)
+    try:
+        for name in ("Ada", "Bea"):
+            player = await connect(name)
+            await player.request(PlayNow(game="neon_hex", seats=4))
+        cy = await connect("Cy")
+        with pytest.raises(ServerError) as refused:
+            await cy.request(PlayNow(game="neon_hex", seats=4))
+        assert refused.value.code == "rate_limited"
+        assert "Your address has 2 quick-play tickets waiting" in refused.value.message
+    finally:
+        hub.settings = attrs.evolve(hub.settings, quick_play_per_address=cap)
+
+
+async def test_a_round_searches_each_tickets_window_instead_of_every_other_ticket() -> None:
+    # 300 tickets that never match (ratings 100 points apart): a round looks at each ticket's
+    # own window only. Comparing every ticket with every other costs ~n^2 window widths and
+    # table keys; grouping by a key made once and bisecting ratings costs ~n.
+    q = queue(*((f"p{n}", 100.0 * n, None, "neon_hex") for n in range(300)))
+    widths = 0
+    window = Ticket.window
+
+    def counted(ticket: Ticket, now: float) -> float:
+        nonlocal widths
+        widths += 1
+        return window(ticket, now)
+
+    Ticket.window = counted  # type: ignore[method-assign]
+    try:
+        await q.match(now=1.0)
+    finally:
+        Ticket.window = window  # type: ignore[method-assign]
+    assert q.made == []
+    assert widths <= 2 * 300, f"{widths} window widths for 300 tickets"

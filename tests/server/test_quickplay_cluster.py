@@ -235,3 +235,19 @@ async def test_bots_fill_the_seats_after_the_wait_in_a_cluster(nodes) -> None:
     assert [seat.kind for seat in room.seats] == ["human", "bot", "bot"]
     assert await entries(a) == []
     await cy.close()
+
+
+async def test_a_person_has_one_entry_per_table_in_the_cluster_queue(nodes) -> None:
+    a, _, bea = await bea_queued_on_b(nodes)
+    # Bea again, on node A with her token, for the same table: her first ticket waits, live
+    again = await LuminClient.connect(url(a), "Bea", token=bea.token)
+    await again.request(PlayNow(game="neon_hex", seats=2))  # accepted by node A, then...
+    while True:
+        message = await asyncio.wait_for(again.messages.get(), 10)
+        if getattr(message, "code", None) == "rate_limited":
+            break
+    assert "waiting for this game on another connection" in message.message
+    assert not a.hub.quickplay.tickets, "node A dropped the second ticket"
+    assert [entry["user"] for entry in await entries(a)] == [bea.user]
+    await again.close()
+    await bea.close()

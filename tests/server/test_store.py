@@ -15,6 +15,7 @@ import msgpack
 import pytest
 
 import server.store as store_module
+from server import playerrows as pr
 from server.playerrows import RatingRow
 from server.store import _MIGRATIONS, SCHEMA_VERSION, Ban, EventStore, Record, RoomRow
 
@@ -348,3 +349,52 @@ async def test_records_appended_together_are_one_run_and_read_back_from_any_seq(
     with pytest.raises(ValueError, match="consecutive"):
         store.append("r1", record(5), record(7))
     store.close()
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        pr.leaderboard_query("neon_hex", "2p", 5, 100, None),
+        pr.leaderboard_query("neon_hex", "2p", 5, 100, (12.5, 7, "u1")),
+        pr.history_query("u1", 50, None),
+        pr.history_query("u1", 50, (3.0, "r1", 0)),
+        pr.rated_rooms_query(200, None, everyone=False),
+        pr.rated_rooms_query(200, (3.0, "r1"), everyone=True),
+    ],
+    ids=["board", "board-page", "history", "history-page", "rated", "rated-page"],
+)
+def test_the_players_http_reads_walk_an_index_and_never_sort_a_table(
+    tmp_path: Path, query: tuple[str, tuple[object, ...]]
+) -> None:
+    # Each read starts on an index and stops at its LIMIT: a page costs its own rows, however
+    # many players and games the store holds. A sort of the table (a temp B-tree for the
+    # ORDER BY) or a scan of it would read everything first.
+    store = EventStore(tmp_path / "lumin.sqlite3")
+    try:
+        sql, params = query
+        plan = [row[3] for row in store._reader.execute(f"EXPLAIN QUERY PLAN {sql}", params)]
+        assert not [step for step in plan if "TEMP B-TREE FOR ORDER BY" in step], plan
+        assert not [step for step in plan if step.startswith("SCAN") and "INDEX" not in step], plan
+        assert any("INDEX" in step for step in plan), plan
+    finally:
+        store.close()
+
+
+async def test_the_contracts_reads_run_off_the_event_loops_thread(tmp_path: Path) -> None:
+    store = EventStore(tmp_path / "lumin.sqlite3")
+    threads: list[str] = []
+    original = store._rows
+
+    def rows(sql: str, params: tuple[object, ...]) -> list[tuple[object, ...]]:
+        threads.append(threading.current_thread().name)
+        return original(sql, params)
+
+    store._rows = rows  # type: ignore[method-assign]
+    try:
+        await store.save_ratings([RatingRow("u1", "neon_hex", "2p", "Ada", 30.0, 6.0, 9, 1.0)])
+        assert [r.player for r in await store.get_leaderboard("neon_hex", "2p", 5, 10)] == ["u1"]
+        assert await store.get_history("u1", 10) == []
+        assert threads and all(name.startswith("lumin-read") for name in threads), threads
+        assert (await store.get_room("nope")) is None  # the plain reads go the same way
+    finally:
+        store.close()

@@ -442,3 +442,71 @@ async def test_ratings_are_replaced_and_rated_games_outlive_retention(store: Sto
     assert await store.get_room("rated") is not None, "a rated game's log is kept"
     assert await store.get_room("casual") is None
     assert [r.room for r in await store.get_results("u1")] == ["rated"]
+
+
+async def test_a_leaderboard_is_read_a_page_at_a_time_in_board_order(store: Store) -> None:
+    # 120 players over two pools; a board of one pool with at least 5 games, in pages of 25
+    rows = [
+        RatingRow(f"u{n:03d}", "neon_hex", "2p" if n % 4 else "4p", f"P{n}",
+                  20.0 + (n * 37 % 50) / 4, 2.0 + n % 3, n % 9, 1.0)
+        for n in range(120)
+    ]  # fmt: skip
+    await store.save_ratings(rows)
+    # the board as it is shown: best ordinal first, then games, then user id, all descending
+    board = sorted(
+        (r for r in rows if r.pool == "2p" and r.games >= 5),
+        key=lambda r: (r.mu - 3 * r.sigma, r.games, r.player),
+        reverse=True,
+    )
+    pages, after = [], None
+    while True:
+        page = await store.get_leaderboard("neon_hex", "2p", 5, 25, after)
+        if not page:
+            break
+        assert len(page) <= 25
+        pages.append(page)
+        last = page[-1]
+        after = (last.mu - 3 * last.sigma, last.games, last.player)
+    assert [r.player for page in pages for r in page] == [r.player for r in board]
+    assert [len(page) for page in pages[:-1]] == [25] * (len(pages) - 1)
+    assert await store.get_leaderboard("neon_hex", "2p", 9, 25) == [], "nobody has 9 games"
+
+
+async def test_a_players_history_leaves_private_rooms_out_before_the_limit(store: Store) -> None:
+    # 12 games, every third in a private room: pages of 4 are full with public games
+    for n in range(12):
+        room = f"g{n:02d}"
+        await store.create_room(row(room, "finished", finished=float(n), private=n % 3 == 0))
+        await store.add_results(
+            [ResultRow(room, 0, "u1", "Ada", "neon_hex", "2p", 1, False, float(n), True, 0.0, 1.0)]
+        )
+    public = [f"g{n:02d}" for n in reversed(range(12)) if n % 3]
+    first = await store.get_history("u1", 4)
+    assert [r.room for r in first] == public[:4]
+    last = first[-1]
+    second = await store.get_history("u1", 4, (last.finished, last.room, last.seat))
+    assert [r.room for r in second] == public[4:]
+    assert await store.get_history("u9", 4) == []
+
+
+async def test_rated_rooms_are_listed_in_pages_public_ones_unless_everyone(store: Store) -> None:
+    for n in range(7):
+        room = f"r{n}"
+        await store.create_room(row(room, "finished", finished=10.0 + n // 2, private=n == 3))
+        await store.add_results(
+            [
+                ResultRow(room, seat, f"u{seat}", "P", "neon_hex", "2p", seat + 1, False,
+                          10.0 + n // 2, n != 5, 0.0, 1.0)
+                for seat in range(2)
+            ]
+        )  # fmt: skip
+    # r5 is unrated; r3 is private; two games may finish at the same time (then by room id)
+    assert await store.get_rated_rooms(10) == [
+        ("r0", 10.0), ("r1", 10.0), ("r2", 11.0), ("r4", 12.0), ("r6", 13.0),
+    ]  # fmt: skip
+    everyone = await store.get_rated_rooms(10, everyone=True)
+    assert [room for room, _ in everyone] == ["r0", "r1", "r2", "r3", "r4", "r6"]
+    first = await store.get_rated_rooms(2)
+    assert first == [("r0", 10.0), ("r1", 10.0)]
+    rest = await store.get_rated_rooms(10, (first[-1][1], first[-1][0]))
+    assert [room for room, _ in rest] == ["r2", "r4", "r6"]
