@@ -172,6 +172,8 @@ class AdminApi:
                 return 200, await self._ban(verb == "POST", query, target, forwarded)
             case "GET", ["nodes"]:
                 return 200, self._nodes()
+            case "GET", ["loop"]:
+                return 200, self._loop()
             case "POST", ["nodes", node, "drain"]:
                 return await self._drain(node, method, target, forwarded)
         raise AdminError(
@@ -408,6 +410,15 @@ class AdminApi:
         return closed
 
     # -- nodes ----------------------------------------------------------------------------------
+
+    def _loop(self) -> dict[str, Any]:
+        """This node's event loop: its worst lag in each recent second (wall clock)."""
+        seconds = self.hub.metrics.loop_lag_seconds.seconds
+        return {
+            "node": self.node,
+            "probe_seconds": self.settings.lag_probe,
+            "lag": [[second, round(worst, 6)] for second, worst in seconds],
+        }
 
     def _nodes(self) -> dict[str, Any]:
         cluster = self.hub.cluster

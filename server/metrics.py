@@ -34,11 +34,12 @@ from prometheus_client.core import GaugeMetricFamily, HistogramMetricFamily
 from prometheus_client.utils import floatToGoString
 
 __all__ = [
+    "LAG_HISTORY",
     "LAG_WINDOW",
     "LOOP_LAG_INTERVAL",
+    "LagSeconds",
     "LoopHistogram",
     "Metrics",
-    "RecentMax",
     "WalSize",
     "lumin_version",
 ]
@@ -49,8 +50,9 @@ disable_created_metrics()
 
 #: Seconds between two wake-ups of the event loop's lag probe (:meth:`Metrics.watch_loop`).
 LOOP_LAG_INTERVAL = 0.25
-#: Seconds the ``lumin_event_loop_lag_recent_max_seconds`` gauge looks back.
-LAG_WINDOW = 10
+#: Seconds the ``lumin_event_loop_lag_recent_max_seconds`` gauge looks back, and seconds of
+#: per-second worst lags kept (``GET /api/admin/loop``).
+LAG_WINDOW, LAG_HISTORY = 10, 120
 
 
 def lumin_version() -> str:
@@ -96,35 +98,41 @@ class LoopHistogram:
         )
 
 
-class RecentMax:
-    """A gauge of the largest value observed in the last :data:`LAG_WINDOW` seconds: one
-    maximum per whole second, the gauge the largest of those still in the window. The
-    histogram says how often the loop was late; this says how late it was at worst lately."""
+class LagSeconds:
+    """The event loop's worst lag in each of the last :data:`LAG_HISTORY` wall-clock seconds
+    (what ``GET /api/admin/loop`` shows), and the ``lumin_event_loop_lag_recent_max_seconds``
+    gauge: the worst of the last :data:`LAG_WINDOW` of them. The histogram says how often the
+    loop was late; this says how late it was at worst, and when."""
 
-    def __init__(
-        self, name: str, documentation: str, registry: CollectorRegistry, window: int = LAG_WINDOW
-    ) -> None:
-        self.name, self.documentation, self.window = name, documentation, window
+    def __init__(self, registry: CollectorRegistry) -> None:
         self.seconds: collections.deque[tuple[int, float]] = collections.deque()
         registry.register(self)
 
     def observe(self, value: float, now: float) -> None:
+        """Note a lag of ``value`` seconds at wall-clock time ``now``."""
         second = int(now)
         if self.seconds and self.seconds[-1][0] == second:
             if value > self.seconds[-1][1]:
                 self.seconds[-1] = (second, value)
         else:
             self.seconds.append((second, value))
-        while self.seconds and self.seconds[0][0] <= second - self.window:
+        while self.seconds and self.seconds[0][0] <= second - LAG_HISTORY:
             self.seconds.popleft()
 
-    def value(self, now: float) -> float:
-        """The largest value observed in the window that ends at ``now``."""
-        since = int(now) - self.window
-        return max((value for second, value in self.seconds if second > since), default=0.0)
+    def worst(self, since: float, until: float) -> float:
+        """The worst lag seen in the whole seconds from ``since`` to ``until`` (wall clock)."""
+        return max(
+            (value for second, value in self.seconds if int(since) <= second <= int(until)),
+            default=0.0,
+        )
 
     def collect(self) -> Iterator[GaugeMetricFamily]:
-        yield GaugeMetricFamily(self.name, self.documentation, value=self.value(time.monotonic()))
+        now = time.time()
+        yield GaugeMetricFamily(
+            "lumin_event_loop_lag_recent_max_seconds",
+            f"The event loop's worst lag in the last {LAG_WINDOW} seconds",
+            value=self.worst(now - LAG_WINDOW + 1, now),
+        )
 
 
 class WalSize:
@@ -242,11 +250,7 @@ class Metrics:
             buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5),
             registry=self.registry,
         )
-        self.loop_lag_recent = RecentMax(
-            "lumin_event_loop_lag_recent_max_seconds",
-            f"The event loop's worst lag in the last {LAG_WINDOW} seconds",
-            self.registry,
-        )
+        self.loop_lag_seconds = LagSeconds(self.registry)
         self.recovery_seconds = Gauge(
             "lumin_recovery_seconds",
             "Seconds the last start-up spent rebuilding rooms from the store",
@@ -286,7 +290,7 @@ class Metrics:
             await asyncio.sleep(interval)
             lag = max(0.0, loop.time() - due)
             self.loop_lag.observe(lag)
-            self.loop_lag_recent.observe(lag, time.monotonic())
+            self.loop_lag_seconds.observe(lag, time.time())
 
     def render(self) -> bytes:
         """The text exposition format."""

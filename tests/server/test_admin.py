@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 import urllib.error
 import urllib.request
 from typing import Any
@@ -333,3 +334,22 @@ def test_address_bans_match_networks_and_ipv4_mapped_addresses() -> None:
 async def test_a_token_beyond_ascii_is_refused_not_a_server_error(server) -> None:
     status, body = await call(server, "GET", "rooms", token="é" * 20)
     assert status == 401 and body["error"] == "bad_admin_token"
+
+
+async def test_the_loop_shows_its_worst_lag_each_recent_second(settings) -> None:
+    # a stall of 0.12 s on the loop shows in the second it ended, and in the gauge: the probe
+    # (every 10 ms) was due during it
+    server = LuminServer(attrs.evolve(settings, lag_probe=0.01))
+    await server.start()
+    try:
+        await asyncio.sleep(0.05)
+        time.sleep(0.12)  # holds the event loop, as a request doing unbounded work would
+        ended = time.time()
+        await asyncio.sleep(0.05)
+        status, answer = await call(server, "GET", "loop")
+        assert status == 200 and answer["probe_seconds"] == 0.01
+        assert max(lag for second, lag in answer["lag"] if second == int(ended)) >= 0.1
+        assert server.metrics.loop_lag_seconds.worst(ended, ended) >= 0.1
+        assert b"lumin_event_loop_lag_recent_max_seconds 0.1" in server.metrics.render()
+    finally:
+        await server.stop()
