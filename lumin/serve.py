@@ -167,6 +167,11 @@ _FLAGS = [
         _Number(int, 4096),
         "Unsent bytes a connection may hold before it is dropped as too slow.",
     ),
+    _option(
+        "min-turn-clock",
+        _Number(float, 0, 3600, above=True),
+        "The shortest turn clock (seconds) a room may set.",
+    ),
     _option("bot-delay", _Number(float, 0, 60), "Seconds a bot waits before a turn-based move."),
     _option(
         "grace", _Number(float, 0, 86400), "Seconds before a bot plays for a disconnected player."

@@ -21,6 +21,7 @@ Structuring and unstructuring go through a cattrs converter configured for this 
 from __future__ import annotations
 
 import contextlib
+import re
 import typing
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
@@ -37,6 +38,7 @@ from protocol.messages import MAX_ID, MESSAGES, Act, Message, Sender
 
 __all__ = [
     "CLIENT_FRAME_LIMITS",
+    "CONTROL",
     "SERVER_FRAME_LIMITS",
     "Limits",
     "Peek",
@@ -114,6 +116,22 @@ def _str(value: Any, _: Any) -> str:
     return value
 
 
+#: Control characters (C0, DEL and C1): never in a text a client sends.
+CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+
+
+def _client_str(value: Any, _: Any) -> str:
+    """A text field of a message a client sent: a string without control characters, so no
+    name, id or line the server keeps, logs or shows others can carry a NUL, an escape
+    sequence or a line break."""
+    text = _str(value, _)
+    if CONTROL.search(text) is not None:
+        raise ValueError(
+            "expected a text without control characters (U+0000-U+001F, U+007F-U+009F)"
+        )
+    return text
+
+
 def _bool(value: Any, _: Any) -> bool:
     if type(value) is not bool:
         raise ValueError(f"expected true or false, got {_kind(value)}")
@@ -157,11 +175,12 @@ def _patch_op(value: Any, _: Any) -> PatchOp:
     return op_from_wire(value)
 
 
-def _make_converter() -> cattrs.Converter:
+def _make_converter(text: Callable[[Any, Any], str] = _str) -> cattrs.Converter:
+    """A converter of messages whose text fields are structured by ``text``."""
     converter = cattrs.Converter(forbid_extra_keys=True)
     converter.register_structure_hook(int, _int)
     converter.register_structure_hook(float, _float)
-    converter.register_structure_hook(str, _str)
+    converter.register_structure_hook(str, text)
     converter.register_structure_hook(bool, _bool)
     converter.register_structure_hook_func(_is_data, _data)
     converter.register_unstructure_hook_func(_is_data, lambda value: value)
@@ -204,8 +223,10 @@ def _make_converter() -> cattrs.Converter:
 
 
 _converter = _make_converter()
-#: Each message class's cattrs structure function, looked up once.
-_STRUCTURE: dict[type[Message], Callable[[Any, Any], Any]] = {}
+#: What reads the messages clients send: no control characters in their texts.
+_client_converter = _make_converter(_client_str)
+#: Each message class's cattrs structure function, looked up once (per converter).
+_STRUCTURE: dict[tuple[type[Message], bool], Callable[[Any, Any], Any]] = {}
 
 
 def _leaves(error: BaseException, path: str) -> Iterator[tuple[str, BaseException]]:
@@ -274,14 +295,16 @@ def from_map(data: Any, *, sender: Sender | None = None) -> Message:
         raise ProtocolError(
             ErrorCode.UNKNOWN_TYPE, f"A {sender} does not send {tag!r} messages.", ref
         )
+    strict = sender == "client"
     if cls is Act:
-        act = _plain_act(data)
+        act = _plain_act(data, strict)
         if act is not None:
             return act
     fields = {key: value for key, value in data.items() if key != "type"}
-    structure = _STRUCTURE.get(cls)
+    structure = _STRUCTURE.get((cls, strict))
     if structure is None:
-        structure = _STRUCTURE[cls] = _converter.get_structure_hook(cls)
+        converter = _client_converter if strict else _converter
+        structure = _STRUCTURE[(cls, strict)] = converter.get_structure_hook(cls)
     try:
         message: Message = structure(fields, cls)
     except Exception as error:  # cattrs groups field errors; validators raise plain ones
@@ -292,12 +315,14 @@ def from_map(data: Any, *, sender: Sender | None = None) -> Message:
 _ACT_KEYS = frozenset({"type", "room", "command", "seq", "id"})
 
 
-def _plain_act(data: dict[str, Any]) -> Act | None:
+def _plain_act(data: dict[str, Any], strict: bool) -> Act | None:
     """A well-formed ``act`` (the message every move arrives in) built directly, or ``None``
-    for anything else, which the converter then structures and explains."""
+    for anything else, which the converter then structures and explains (``strict``: a
+    client's, whose room id has no control characters)."""
     room, command, seq, ref = data.get("room"), data.get("command"), data.get("seq"), data.get("id")
     if (
         type(room) is not str
+        or (strict and CONTROL.search(room) is not None)
         or type(command) is not dict
         or not (seq is None or type(seq) is int)
         or not (ref is None or type(ref) is int)

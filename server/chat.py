@@ -1,7 +1,8 @@
 """A room's chat: who may say what, how often, and who hears it.
 
 Players' lines go to everyone in the room on the ``players`` channel; spectators' lines only to
-spectators, on the ``spectators`` channel. Pure: the room sends what this decides.
+spectators, on the ``spectators`` channel; the server's own notices (``user`` empty) to
+everyone. Pure: the room sends what this decides.
 """
 
 from __future__ import annotations
@@ -60,6 +61,13 @@ class Chat:
             seat=seat,
             text=text,
             server_time=now,
+        )
+
+    def notice(self, text: str, now: float) -> ChatMessage:
+        """A line from the server itself, which everyone in the room hears: ``user`` empty
+        (no person's id is), named ``Lumin``."""
+        return ChatMessage(
+            room=self.room, channel="players", user="", name="Lumin", text=text, server_time=now
         )
 
     def _forget_quiet(self, now: float) -> None:

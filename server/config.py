@@ -143,6 +143,9 @@ class Settings:
     durability: str = attrs.field(
         default="process", validator=attrs.validators.in_(("process", "fsync"))
     )
+    #: The shortest turn clock a room may set, in seconds: a clock shorter than a person can
+    #: think in has the bots play for every human at once.
+    min_turn_clock: float = attrs.field(default=5.0, validator=_within(0, 3600, above=True))
     #: Seconds a bot waits before a turn-based move (0 for tests).
     bot_delay: float = attrs.field(default=0.8, validator=_within(0, 60))
     #: Seconds a disconnected player keeps their seat before a bot plays for them.

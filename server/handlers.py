@@ -83,6 +83,7 @@ from server.hub import Hub
 from server.jwtidentity import BadIdentityToken, ProviderAway
 from server.replay import Replay
 from server.room import Peer, Room, summary_for
+from server.seats import MAX_SET_NAME, seat_name
 
 __all__ = [
     "HANDLERS",
@@ -103,8 +104,6 @@ log = structlog.get_logger("lumin.server")
 #: What one connection may hold open, so no client can grow the server without bound.
 MAX_REPLAYS = 8
 MAX_MUTED = 256
-#: The longest name ``set_name`` takes, in characters (an account's names are shorter).
-MAX_SET_NAME = 40
 
 
 class Session(Peer, Protocol):
@@ -450,11 +449,7 @@ async def on_set_name(session: Session, request: SetName) -> None:
             ErrorCode.UNKNOWN_TYPE,
             f"'set_name' needs protocol version {NAME_VERSION}; reconnect with the new name.",
         )
-    name = request.name.strip()
-    if not 1 <= len(name) <= MAX_SET_NAME:
-        raise Refused(
-            ErrorCode.BAD_FIELD, f"set_name.name: a name has 1 to {MAX_SET_NAME} characters."
-        )
+    name = seat_name(request.name, "set_name.name")
     if session.session_hash is not None:
         raise Refused(
             ErrorCode.BAD_FIELD,
@@ -493,7 +488,7 @@ async def on_create_room(session: Session, request: CreateRoom) -> None:
     session.send(
         RoomCreated(ref=request.id, room=room.id, code=room.code, commitment=room.commitment)
     )
-    await _enter(session, room, lambda: room.watch(session, room.code))
+    await _enter(session, room, lambda: room.watch(session, None, trusted=True))
     if all(seat.kind == "bot" for seat in room.seats):
         await room.call(lambda: room.begin(None))
 
@@ -607,9 +602,12 @@ def reject(session: Session, request: Act, refusal: Refused) -> None:
 async def on_resume(session: Session, request: Resume) -> None:
     room = await _room(session, request.room, watching=True)
     known = room.seat_of(session.user) is not None or room.id in session.rooms
-    if room.private and not known and request.code != room.code:
-        room.detach(session)  # a room relayed for this request alone stops being relayed
-        raise Refused(ErrorCode.BAD_CODE, "This private room needs its code.")
+    if room.private and not known:
+        try:
+            session.hub.codes.check(room.id, request.code, room.code, session.address)
+        except Refused:
+            room.detach(session)  # a room relayed for this request alone stops being relayed
+            raise
     await _enter(
         session, room, lambda: room.resume(session, request.seq, request.epoch, request.id)
     )
@@ -662,8 +660,9 @@ async def on_open_replay(session: Session, request: OpenReplay) -> None:
     if len(session.replays) >= MAX_REPLAYS:
         raise Refused(ErrorCode.BAD_FIELD, f"At most {MAX_REPLAYS} open replays; close one first.")
     replay = await Replay.open(
-        session.hub.store, request.room, request.viewer, request.code, session.user
-    )
+        session.hub.store, request.room, request.viewer, session.user,
+        lambda row: session.hub.codes.check(row.id, request.code, row.code, session.address),
+    )  # fmt: skip
     replay_id = f"p{len(session.replays) + 1}"
     while replay_id in session.replays:
         replay_id += "x"

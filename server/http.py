@@ -27,8 +27,11 @@ from websockets.asyncio.server import ServerConnection as Socket
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
+from protocol.codec import CONTROL
+from protocol.errors import ErrorCode
 from server.admin import ADMIN_PREFIX, AdminApi, has_admin_token
 from server.config import Settings
+from server.errors import Refused
 from server.hub import Hub
 from server.leaderboards import PLAYER_ROUTES, Asker, answer
 from server.limits import Buckets, client_address, parse_networks
@@ -120,6 +123,10 @@ class HttpRoutes:
             refusal = response(HTTPStatus.TOO_MANY_REQUESTS, body.encode(), "text/plain")
             refusal.headers["Retry-After"] = str(wait)
             return refusal
+        params = _parameters(request.path)
+        if params is None or CONTROL.search(urllib.parse.unquote(path)):
+            body = b"A request's path and parameters hold no control characters.\n"
+            return response(HTTPStatus.BAD_REQUEST, body, "text/plain")
         if path == "/healthz":
             health: dict[str, object] = {
                 "status": "ok", "rooms": len(self.hub.rooms), "epoch": self.hub.epoch,
@@ -134,22 +141,18 @@ class HttpRoutes:
         if path == "/metrics":
             return response(HTTPStatus.OK, self.metrics.render(), "text/plain; version=0.0.4")
         if path == "/highscores":
-            query = urllib.parse.parse_qs(urllib.parse.urlsplit(request.path).query)
-            player = query.get("player", [None])[0]
-            player_id = query.get("user", [None])[0]
+            player, player_id = params.get("player"), params.get("user")
             scores = {"high_scores": await self.hub.store.get_high_scores(player, 10, player_id)}
             return response(HTTPStatus.OK, json.dumps(scores).encode(), "application/json")
         if path in PLAYER_ROUTES:
-            query = urllib.parse.parse_qs(urllib.parse.urlsplit(request.path).query)
             asker = Asker(
                 self.settings.leaderboard_games,
                 admin=has_admin_token(request.headers, self.settings.admin_token),
             )
-            first = {key: values[0] for key, values in query.items()}
-            status, body = await answer(PLAYER_ROUTES[path], self.hub.store, first, asker)
+            status, body = await answer(PLAYER_ROUTES[path], self.hub.store, params, asker)
             return response(status, json.dumps(body).encode(), "application/json")
         if path.startswith("/rooms/") and path.endswith("/log"):
-            return await self._log(path.split("/")[2], request)
+            return await self._log(path.split("/")[2], request, address, params.get("code"))
         return self.static.answer(path, request.headers)
 
     def handshake(self, connection: Socket, request: Request) -> Response | None:
@@ -196,18 +199,25 @@ class HttpRoutes:
         self.metrics.refused_connections.labels(reason).inc()
         log.info("handshake_refused", reason=reason, address=address, **fields)
 
-    async def _log(self, room_id: str, request: Request) -> Response:
-        """A finished game's log; a private game's needs ``?code=``, a player's token or the
-        admin token (``Authorization: Bearer TOKEN``), else 403."""
+    async def _log(
+        self, room_id: str, request: Request, address: str, code: str | None
+    ) -> Response:
+        """A finished game's log; a private game's needs ``?code=`` (checked against the
+        guesses allowed, :mod:`server.codes`), a player's token or the admin token
+        (``Authorization: Bearer TOKEN``), else 403 (429 past the wrong codes allowed)."""
         row = await self.hub.store.get_room(room_id)
         if row is None or row.status != "finished":
             return response(HTTPStatus.NOT_FOUND, b"no finished game with that id\n", "text/plain")
-        query = urllib.parse.parse_qs(urllib.parse.urlsplit(request.path).query)
-        code = query.get("code", [None])[0]
         admin = has_admin_token(request.headers, self.settings.admin_token)
-        if not admin and not may_read(row, code, await self._bearer(request)):
-            body = b"this private game's log needs its code (?code=) or a player's token\n"
-            return response(HTTPStatus.FORBIDDEN, body, "text/plain")
+        if not admin and not may_read(row, await self._bearer(request)):
+            try:
+                self.hub.codes.check(row.id, code, row.code, address)
+            except Refused as refusal:
+                limited = refusal.code == ErrorCode.RATE_LIMITED
+                status = HTTPStatus.TOO_MANY_REQUESTS if limited else HTTPStatus.FORBIDDEN
+                body = f"{refusal.message} A private game's log needs its code (?code=) or a"
+                body += " player's token.\n"
+                return response(status, body.encode(), "text/plain")
         records = await self.hub.store.get_records(room_id)
         # A long game's log is a big document: it is encoded on a worker thread, not the loop.
         body = await asyncio.to_thread(lambda: json.dumps(log_document(row, records)).encode())
@@ -219,6 +229,16 @@ class HttpRoutes:
         if scheme.lower() != "bearer" or not token.strip():
             return None
         return await self.hub.known_user(token.strip())
+
+
+def _parameters(target: str) -> dict[str, str] | None:
+    """A request target's query parameters (the first value of each), or ``None`` when a
+    name or value holds a control character (a NUL would reach the store)."""
+    query = urllib.parse.parse_qs(urllib.parse.urlsplit(target).query)
+    for key, values in query.items():
+        if CONTROL.search(key) or any(CONTROL.search(value) for value in values):
+            return None
+    return {key: values[0] for key, values in query.items()}
 
 
 def response(status: HTTPStatus, body: bytes, kind: str) -> Response:

@@ -45,6 +45,7 @@ from server.accounts import Accounts, Identity
 from server.bans import Bans
 from server.bots import BotSeats
 from server.cluster import Cluster
+from server.codes import CodeGuesses
 from server.config import Settings
 from server.errors import Moved, Refused
 from server.jwtidentity import IdentityTokens
@@ -55,7 +56,7 @@ from server.quickplay import QuickPlay
 from server.ratings import Player, Ratings, is_rated, pool_of
 from server.relay import HAND_OVER_WAIT, Relays, RemoteRoom
 from server.room import Peer, Room, result_of, speaks, summary_for
-from server.seats import Seat, room_code
+from server.seats import Seat, room_code, seat_name
 from server.store import RoomRow, Store
 
 __all__ = ["Hub", "stored_summary"]
@@ -79,6 +80,8 @@ class Hub:
         self.ratings = Ratings(store)
         #: Quick play's queue (``play_now``).
         self.quickplay = QuickPlay(self)
+        #: Wrong private-room codes, by address and by room (:mod:`server.codes`).
+        self.codes = CodeGuesses()
         #: Claimed names, sign-ins and sessions.
         self.accounts = Accounts(store)
         #: The operator's outside identity provider (``hello``'s ``jwt``), if configured.
@@ -283,7 +286,10 @@ class Hub:
                         ErrorCode.BAD_OPTION,
                         f"Seat {n}: {game.name} has bots {', '.join(game.bots)}, not {kind!r}.",
                     )
-                seats.append(Seat("bot", choice.name or f"{kind} bot", None, kind, choices, True))
+                name = f"{kind} bot"
+                if choice.name is not None:
+                    name = seat_name(choice.name, f"create_room.seats[{n}].name")
+                seats.append(Seat("bot", name, None, kind, choices, True))
             else:
                 seats.append(Seat("open", None, None, None, choices, False))
         try:
@@ -300,7 +306,7 @@ class Hub:
         if request.rated is not None:
             meta["rated"] = request.rated
         if request.turn_clock is not None:
-            meta["turn_clock"] = _turn_clock(request.turn_clock)
+            meta["turn_clock"] = _turn_clock(request.turn_clock, self.settings.min_turn_clock)
         if self.cluster is not None and (elsewhere := await self.cluster.less_loaded()):
             raise Moved(None, elsewhere.url)  # a valid request: created on the lighter node
         room, stored = self._create(game, options, seats, peer.user, request.private, meta)
@@ -737,8 +743,9 @@ class Hub:
             return
         pool = pool_of(room.game.id, room.options, len(room.seats))
         rated = is_rated(
-            len(players), int(room.meta.get("bots_at_start", 0)), room.meta.get("rated"), pool
-        )
+            len(players), int(room.meta.get("bots_at_start", 0)), room.meta.get("rated"), pool,
+            taken_over="taken_over" in room.meta,
+        )  # fmt: skip
         room.meta["rating"] = {"pool": pool, "rated": rated, "forfeits": room.forfeits}
         self.store.update_room(room.id, epoch=room.lease_epoch, meta=room.meta)
         finished = room.finished or time.time()
@@ -803,6 +810,7 @@ class Hub:
         self.store.delete_ended_before(now - self.settings.retention_days * 86400)
         self.store.delete_guests_unseen_before(now - self.settings.guest_retention_days * 86400)
         self.limits.prune(time.monotonic())
+        self.codes.prune(time.monotonic())
         _return_free_memory()
 
 
@@ -835,13 +843,14 @@ _LIBC = _libc()
 MAX_TURN_CLOCK = 86400.0
 
 
-def _turn_clock(seconds: float) -> float:
-    """A ``create_room`` turn clock, checked: a finite number of seconds above 0 and at most
-    :data:`MAX_TURN_CLOCK` (``bad_option`` otherwise, before the room exists)."""
-    if not math.isfinite(seconds) or not 0 < seconds <= MAX_TURN_CLOCK:
+def _turn_clock(seconds: float, shortest: float) -> float:
+    """A ``create_room`` turn clock, checked: a finite number of seconds from ``shortest``
+    (``--min-turn-clock``) to :data:`MAX_TURN_CLOCK` (``bad_option`` otherwise, before the
+    room exists)."""
+    if not math.isfinite(seconds) or not shortest <= seconds <= MAX_TURN_CLOCK:
         raise Refused(
             ErrorCode.BAD_OPTION,
-            f"turn_clock is a number of seconds above 0 and at most {MAX_TURN_CLOCK:g},"
+            f"turn_clock is a number of seconds from {shortest:g} to {MAX_TURN_CLOCK:g},"
             f" not {seconds!r}.",
         )
     return float(seconds)

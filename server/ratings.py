@@ -101,12 +101,15 @@ def pool_of(game: str, options: Mapping[str, Any], seats: int) -> str | None:
     return None
 
 
-def is_rated(humans: int, bots_at_start: int, asked: bool | None, pool: str | None) -> bool:
-    """Whether a finished game counts: a pool, two humans or more, and no bot at the start
-    unless the room asked for a rated game (``asked``; ``False`` never rates)."""
-    if pool is None or humans < 2 or asked is False:
+def is_rated(
+    humans: int, bots_at_start: int, asked: bool | None, pool: str | None, taken_over: bool
+) -> bool:
+    """Whether a finished game counts: a pool, two humans or more, every seat a person's from
+    the start (no bot then, none ``taken_over`` by a person later), and not a room that asked
+    to be unrated (``asked`` is ``False``)."""
+    if pool is None or humans < 2 or asked is False or taken_over:
         return False
-    return asked is True or bots_at_start == 0
+    return bots_at_start == 0
 
 
 def counted_ranks(ranks: Sequence[int], forfeits: Sequence[int]) -> list[int]:

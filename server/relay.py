@@ -146,9 +146,9 @@ class RemoteRoom:
             )
         return self.copy
 
-    async def watch(self, peer: Peer, code: str | None) -> None:
-        if self.private and code != self.code:
-            raise Refused(ErrorCode.BAD_CODE, "This private room needs its code.")
+    async def watch(self, peer: Peer, code: str | None, *, trusted: bool = False) -> None:
+        if self.private and not trusted:
+            self.relays.hub.codes.check(self.id, code, self.code, peer.address)
         self._send_snapshot(peer, await self._first_snapshot())
         self.peers[peer] = None
 
@@ -376,7 +376,7 @@ class Relays:
         relay = self.relayed.get((room_id, node))
         if relay is None:
             relay = self.relayed[(room_id, node)] = RelayPeer(self, room_id, node)
-            await room.call(lambda: room.watch(relay, room.code))
+            await room.call(lambda: room.watch(relay, None, trusted=True))
         else:  # asked again (the watching node missed the first): a fresh snapshot
             await room.call(lambda: room.send_snapshot(relay, None))
 
@@ -417,4 +417,4 @@ class Relays:
             rooms = getattr(peer, "rooms", None)
             if isinstance(rooms, dict):
                 rooms[remote.id] = room
-            await room.call(lambda peer=peer: room.watch(peer, room.code))
+            await room.call(lambda peer=peer: room.watch(peer, None, trusted=True))

@@ -7,7 +7,7 @@ kept so a seek costs at most 63 folds.
 
 from __future__ import annotations
 
-import secrets
+from collections.abc import Callable
 from typing import Any
 
 from engine.core import Game, first_state, from_wire
@@ -22,13 +22,12 @@ __all__ = ["Replay", "log_document", "may_read"]
 _EVERY = 64
 
 
-def may_read(row: RoomRow, code: str | None, user: str | None) -> bool:
+def may_read(row: RoomRow, user: str | None) -> bool:
     """Whether a finished game's log and replay (every seat's view, hands included) may be
-    read: a public game's by anyone, a private game's with its code or by a person who held
-    one of its seats (``user``)."""
+    read without its code: a public game's by anyone, a private game's by a person who held
+    one of its seats (``user``). Anyone else needs the private game's code
+    (:class:`server.codes.CodeGuesses` checks it)."""
     if not row.private:
-        return True
-    if code is not None and secrets.compare_digest(code, row.code or ""):
         return True
     return user is not None and any(seat.get("user") == user for seat in row.seats)
 
@@ -42,18 +41,21 @@ class Replay:
         store: Store,
         room_id: str,
         viewer: int | None,
-        code: str | None = None,
         user: str | None = None,
+        check_code: Callable[[RoomRow], None] | None = None,
     ) -> Replay:
-        """Open ``room_id`` for ``user``; a private game needs its ``code`` unless ``user``
-        played in it (``bad_code`` otherwise)."""
+        """Open ``room_id`` for ``user``; a private game ``user`` did not play in is opened only
+        once ``check_code(row)`` lets it (it raises the refusal: a missing, wrong or
+        rate-limited code); without ``check_code`` it is refused ``bad_code``."""
         row = await store.get_room(room_id)
         if row is None:
             raise Refused(ErrorCode.NO_SUCH_ROOM, f"There is no stored game {room_id!r}.")
         if row.status != "finished":
             raise Refused(ErrorCode.NOT_FINISHED, "Only finished games can be replayed.")
-        if not may_read(row, code, user):
-            raise Refused(ErrorCode.BAD_CODE, "This private game's replay needs its code.")
+        if not may_read(row, user):
+            if check_code is None:
+                raise Refused(ErrorCode.BAD_CODE, "This private game's replay needs its code.")
+            check_code(row)
         return cls(row, await store.get_records(room_id), viewer)
 
     def __init__(self, row: RoomRow, records: list[Record], viewer: int | None) -> None:

@@ -463,12 +463,13 @@ class Room:
         any time (a reconnect), or a bot seat at any time (a human takes it over). A private
         room's code is needed except to reclaim one's own seat."""
         if self.seat_of(peer.user) != seat:
-            self._check_code(code)
+            self._check_code(peer, code)
         if peer.user in self.meta.get("kicked", ()):
             raise Refused(
                 ErrorCode.REMOVED,
                 "The server's operator removed you from this room's seats; you may watch it.",
             )
+        was_bot = False
         if join_kind(self.seats, seat, peer.user, self.status, self.id) == "take":
             slot = self.seats[seat]
             was_bot = slot.kind == "bot"
@@ -482,10 +483,15 @@ class Room:
         self.peers[peer] = seat
         self._send_snapshot(peer, seat)
         self._changed()
+        if was_bot and self.status == "playing":
+            self._taken_over(peer, seat)
 
-    async def watch(self, peer: Peer, code: str | None) -> None:
-        """Let ``peer`` watch: a seated person sees their seat's view, others the public one."""
-        self._check_code(code)
+    async def watch(self, peer: Peer, code: str | None, *, trusted: bool = False) -> None:
+        """Let ``peer`` watch: a seated person sees their seat's view, others the public one.
+        A private room needs its code, unless ``trusted`` (the server's own: the room's
+        creator, a relay to another node)."""
+        if not trusted:
+            self._check_code(peer, code)
         seat = self.seat_of(peer.user)
         self.peers[peer] = seat
         if seat is not None:
@@ -493,9 +499,25 @@ class Room:
         self._send_snapshot(peer, seat)
         self._changed(crowd=True)
 
-    def _check_code(self, code: str | None) -> None:
-        if self.private and code != self.code:
-            raise Refused(ErrorCode.BAD_CODE, "This private room needs its code.")
+    def _taken_over(self, peer: Peer, seat: int) -> None:
+        """A person took over a bot's seat in a game under way: the game no longer counts for
+        ratings (its seats were not all people's from the start), which everyone in the room
+        is told in its chat, as a line from the server (``user`` empty)."""
+        counted = "taken_over" not in self.meta and self.meta.get("rated") is not False
+        counted = counted and not self.meta.get("bots_at_start")
+        self.meta["taken_over"] = [*self.meta.get("taken_over", ()), seat]
+        self.hub.store.update_room(self.id, epoch=self.lease_epoch, meta=self.meta)
+        text = f"{peer.name} took over the bot at seat {seat + 1}."
+        if counted:
+            text += " This game no longer counts for ratings."
+        frame = encode(self.chat_log.notice(text, time.time()))
+        for other in self.peers:
+            other.send_frame(frame)
+
+    def _check_code(self, peer: Peer, code: str | None) -> None:
+        """A private room's code, checked against the guesses allowed (:mod:`server.codes`)."""
+        if self.private:
+            self.hub.codes.check(self.id, code, self.code, peer.address)
 
     def _gone(self, peer: Peer) -> Viewer:
         """Forget ``peer``; returns the viewer it saw, noting when that viewer's last

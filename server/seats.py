@@ -6,6 +6,7 @@ Pure: the functions here decide, and the room applies what they decide and tells
 from __future__ import annotations
 
 import secrets
+import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
@@ -16,7 +17,20 @@ from protocol.errors import ErrorCode
 from protocol.messages import SeatInfo
 from server.errors import Refused
 
-__all__ = ["Seat", "check_start", "join_kind", "room_code", "seat_of", "seat_specs"]
+__all__ = [
+    "MAX_SET_NAME",
+    "Seat",
+    "check_start",
+    "join_kind",
+    "room_code",
+    "seat_name",
+    "seat_of",
+    "seat_specs",
+]
+
+#: The longest name a seat shows, in characters: a person's (``set_name``) or a bot's (an
+#: account's names are shorter).
+MAX_SET_NAME = 40
 
 
 @attrs.define
@@ -93,6 +107,20 @@ def check_start(seats: Sequence[Seat], host: str | None) -> None:
             raise Refused(ErrorCode.NOT_READY, f"Seat {n} is still open.")
         if seat.kind == "human" and not seat.ready and seat.user != host:
             raise Refused(ErrorCode.NOT_READY, f"{seat.name} (seat {n}) is not ready.")
+
+
+def seat_name(name: str, field: str) -> str:
+    """``name`` as a seat shows it (a person's ``set_name``, a bot seat's name): inner spaces
+    kept, trimmed, 1 to :data:`MAX_SET_NAME` characters with no control or invisible
+    characters; ``bad_field`` naming ``field`` otherwise."""
+    name = name.strip()
+    if not 1 <= len(name) <= MAX_SET_NAME:
+        raise Refused(ErrorCode.BAD_FIELD, f"{field}: a name has 1 to {MAX_SET_NAME} characters.")
+    if any(unicodedata.category(c)[0] == "C" for c in name):
+        raise Refused(
+            ErrorCode.BAD_FIELD, f"{field}: a name has no control or invisible characters."
+        )
+    return name
 
 
 def room_code() -> str:

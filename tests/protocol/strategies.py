@@ -56,6 +56,11 @@ patch_ops: st.SearchStrategy[PatchOp] = st.one_of(
 )
 
 
+def texts(size: int) -> st.SearchStrategy[str]:
+    """Texts a client may send: no control characters (the server refuses those)."""
+    return st.text(st.characters(exclude_categories=("Cc", "Cs")), max_size=size)
+
+
 def _for_type(kind: Any, name: str) -> st.SearchStrategy[Any]:
     origin = typing.get_origin(kind)
     args = typing.get_args(kind)
@@ -65,7 +70,7 @@ def _for_type(kind: Any, name: str) -> st.SearchStrategy[Any]:
     if kind is float:
         return st.floats(allow_nan=False)
     if kind is str:
-        return st.text(max_size=12)
+        return texts(12)
     if kind is bool:
         return st.booleans()
     if kind == PatchOp:
@@ -93,12 +98,12 @@ def message(cls: type[Any]) -> st.SearchStrategy[Any]:
     """Any valid instance of a message (or nested data) class."""
     if cls is SeatChoice:
         return st.one_of(
-            st.builds(SeatChoice, kind=st.just("human"), name=st.none() | st.text(max_size=8)),
+            st.builds(SeatChoice, kind=st.just("human"), name=st.none() | texts(8)),
             st.builds(
                 SeatChoice,
                 kind=st.just("bot"),
-                bot=st.none() | st.text(max_size=8),
-                name=st.none() | st.text(max_size=8),
+                bot=st.none() | texts(8),
+                name=st.none() | texts(8),
                 choices=data_maps,
             ),
         )

@@ -3,6 +3,8 @@ must only ever produce ProtocolError (docs/protocol.md, "Frames" and "Error code
 
 from __future__ import annotations
 
+from typing import Any
+
 import msgpack
 import pytest
 from hypothesis import given, settings
@@ -384,7 +386,7 @@ def test_act_frames_decode_as_the_converter_would(room, command, seq, ref) -> No
     # Moves arrive as `act`; well-formed ones are built directly (protocol.codec._plain_act),
     # and anything else must fail exactly as the converter explains it.
     data = {"type": "act", "room": room, "command": command, "seq": seq, "id": ref}
-    slow = codec._STRUCTURE.get(Act) or codec._converter.get_structure_hook(Act)
+    slow = codec._client_converter.get_structure_hook(Act)
     try:
         expected = slow({k: v for k, v in data.items() if k != "type"}, Act)
     except Exception:
@@ -422,3 +424,39 @@ def test_peek_reads_type_id_and_room_and_skips_the_rest(frame: bytes, expected: 
 def test_peek_reads_nothing_of_a_frame_over_the_limit() -> None:
     frame = pack({"type": "ping", "id": 1, "pad": "x" * 70_000})
     assert peek(frame) == Peek()
+
+
+@pytest.mark.parametrize(
+    ("frame", "path"),
+    [
+        ({"type": "hello", "versions": [6], "name": "Ada\x00"}, "hello.name"),
+        ({"type": "hello", "versions": [6], "name": "Ada", "client": "x\x1b[2J"}, "hello.client"),
+        ({"type": "watch_room", "room": "r1\x00", "id": 3}, "watch_room.room"),
+        ({"type": "act", "room": "r\x7f", "command": {"type": "pass"}, "id": 4}, "act.room"),
+        ({"type": "chat_send", "room": "r1", "text": "hi\nthere"}, "chat_send.text"),
+        (
+            {
+                "type": "create_room",
+                "game": "flip_over_frog",
+                "seats": [{"kind": "bot", "name": "\x9bBot"}],
+            },
+            "create_room.seats[0].name",
+        ),
+    ],
+)
+def test_control_characters_in_a_clients_texts_are_refused_naming_the_field(
+    frame: dict[str, Any], path: str
+) -> None:
+    with pytest.raises(ProtocolError) as refused:
+        decode(msgpack.packb(frame), sender="client")
+    assert refused.value.code == ErrorCode.BAD_FIELD
+    assert refused.value.message.startswith(f"{path}: expected a text without control")
+    if "id" in frame:
+        assert refused.value.ref == frame["id"]
+
+
+def test_a_servers_texts_may_hold_what_an_older_server_kept() -> None:
+    # a client reads a name with a control character the server kept before it refused them
+    frame = {"type": "chat", "room": "r1", "channel": "players", "user": "u1",
+             "name": "Old\x07Name", "text": "hi", "server_time": 1.0}  # fmt: skip
+    assert decode(msgpack.packb(frame), sender="server").name == "Old\x07Name"

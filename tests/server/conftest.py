@@ -22,6 +22,11 @@ TEST_LIMITS = {
     "connections_per_address": 10_000,
     "rooms_per_identity": 1_000,
     "rooms_per_address": 10_000,
+    "http_rate": 100_000.0,
+    "http_burst": 100_000,
+    "quick_play_per_address": 10_000,
+    # turn clocks a test can wait out
+    "min_turn_clock": 0.1,
 }
 
 

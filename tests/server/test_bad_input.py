@@ -4,6 +4,8 @@ room completes untouched."""
 from __future__ import annotations
 
 import asyncio
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 import msgpack
@@ -13,9 +15,9 @@ from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 from websockets.asyncio.client import connect as ws_connect
 
-from clients.sdk import LuminClient, bot
+from clients.sdk import LuminClient, ServerError, bot, human
 from protocol.codec import decode
-from protocol.messages import Bye, Error
+from protocol.messages import Bye, Error, SeatChoice
 from server.app import LuminServer
 from server.config import Settings
 from tests.server.test_rooms import wait_over
@@ -212,3 +214,65 @@ async def test_shutdown_says_bye_going_away_before_closing_with_1001(settings) -
             await stopping
     finally:
         await (stopping or asyncio.create_task(lumin.stop()))
+
+
+async def test_a_nul_or_an_escape_in_a_name_or_an_id_is_bad_field_and_the_connection_stays(
+    url,
+) -> None:
+    async with ws_connect(url) as socket:
+        await socket.send(msgpack.packb({"type": "hello", "versions": [6], "name": "Ada\x00",
+                                         "id": 1}))  # fmt: skip
+        answer = decode(await socket.recv(), sender="server")
+        assert isinstance(answer, Error) and (answer.code, answer.ref) == ("bad_field", 1)
+        assert answer.message.startswith("hello.name: expected a text without control")
+        await _hello(socket)  # the same connection says hello again, rightly
+        for frame in (
+            {"type": "watch_room", "room": "r1\x00", "id": 2},
+            {"type": "open_replay", "room": "\x1b[2J", "id": 3},
+            {"type": "set_name", "name": "Bea\x07", "id": 4},
+        ):
+            await socket.send(msgpack.packb(frame))
+            answer = decode(await socket.recv(), sender="server")
+            assert isinstance(answer, Error), answer
+            assert (answer.code, answer.ref) == ("bad_field", frame["id"]), answer
+        await socket.send(msgpack.packb({"type": "ping", "id": 5}))
+        assert decode(await socket.recv(), sender="server").TYPE == "pong"
+
+
+async def test_a_nul_in_a_query_parameter_is_a_400_not_a_server_error(server) -> None:
+    def get(path: str) -> tuple[int, bytes]:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{server.port}{path}") as answer:
+                return answer.status, answer.read()
+        except urllib.error.HTTPError as error:
+            return error.code, error.read()
+
+    for path in ("/history?user=u%00x", "/highscores?player=%1b", "/rooms/r%00/log",
+                 "/leaderboard?game=neon_hex&after=%00"):  # fmt: skip
+        status, body = await asyncio.to_thread(get, path)
+        assert status == 400, (path, status, body)
+        assert b"no control characters" in body
+
+
+@pytest.mark.parametrize(
+    ("name", "why"),
+    [
+        ("B" * 8000, "a name has 1 to 40 characters"),
+        ("   ", "a name has 1 to 40 characters"),
+        ("Bot\u200b", "no control or invisible characters"),
+        ("\u202eBot", "no control or invisible characters"),
+    ],
+)
+async def test_a_bot_seats_name_follows_a_persons_rule(connect, server, name, why) -> None:
+    ada = await connect("Ada")
+    with pytest.raises(ServerError) as refused:
+        await ada.create_room("flip_over_frog", seats=[human(), SeatChoice(kind="bot", name=name)])
+    assert refused.value.code == "bad_field"
+    assert (
+        refused.value.message.startswith("create_room.seats[1].name: ")
+        and why in refused.value.message
+    )
+    room = await ada.create_room(
+        "flip_over_frog", seats=[human(), SeatChoice(kind="bot", name="  " + "B" * 40)]
+    )
+    assert server.hub.rooms[room].seats[1].name == "B" * 40

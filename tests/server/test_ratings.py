@@ -13,6 +13,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+import attrs
 import msgpack
 import pytest
 import websockets
@@ -85,7 +86,7 @@ async def test_rated_games_recompute_from_their_logs_into_an_empty_store(
     ada, bea, cy = [await connect(name) for name in ("Ada", "Bea", "Cy")]
     lineups = [[ada, bea], [bea, cy], [ada, bea, cy], [cy, ada], [bea, ada, cy]]
     for n, lineup in enumerate(lineups):
-        room = await play(lineup)
+        room = last = await play(lineup)
         told = await changes_of(lineup[0], room)
         assert [c.user for c in told.changes] == [p.user for p in lineup]
         if n == 0:  # two newcomers: the winner rises above the loser
@@ -95,16 +96,15 @@ async def test_rated_games_recompute_from_their_logs_into_an_empty_store(
             if ranks[0] != ranks[1]:
                 winner, loser = (first, second) if ranks[0] < ranks[1] else (second, first)
                 assert winner.after > loser.after
-    # Bots make a game unrated, unless the room asks.
+    # A bot seated at the start makes a game unrated, even when the room asks for a rating.
     casual = await play([ada, bea], bots=1)
     asked = await play([ada, bea], rated=True, bots=1)
-    await changes_of(ada, asked)
     history = (await http(server, f"/history?user={ada.user}"))["games"]
     assert {g["room"]: g["rated"] for g in history}[casual] is False
-    assert {g["room"]: g["rated"] for g in history}[asked] is True
+    assert {g["room"]: g["rated"] for g in history}[asked] is False
     assert history[0]["room"] == asked and history[0]["replay"] == f"/rooms/{asked}/log"
     # Ratings sit beside names in the room's seats.
-    seats = ada.room_info[asked].seats
+    seats = ada.room_info[last].seats
     assert all(seat.rating is not None for seat in seats if seat.kind == "human")
 
     board = await http(server, f"/leaderboard?game={GAME}")
@@ -114,7 +114,7 @@ async def test_rated_games_recompute_from_their_logs_into_an_empty_store(
     assert [p["rank"] for p in listed] == sorted(p["rank"] for p in listed)
     assert [p["rating"] for p in listed] == sorted((p["rating"] for p in listed), reverse=True)
     games = {p["name"]: p["games"] for p in listed}
-    assert games == {"Ada": 5, "Bea": 5, "Cy": 4}
+    assert games == {"Ada": 4, "Bea": 4, "Cy": 4}
     assert (await http(server, "/leaderboard?game=flip_over_frog&limit=1"))["players"] == listed[:1]
     assert board["pools"] == ["standard"]
     assert await ada.leaderboard(GAME) == board, "the client library reads the same board"
@@ -128,7 +128,7 @@ async def test_rated_games_recompute_from_their_logs_into_an_empty_store(
         CliRunner().invoke, main, ["ratings", "download", base, str(logs)]
     )
     assert downloaded.exit_code == 0, downloaded.output
-    assert len(list(logs.glob("*.json"))) == len(lineups) + 1
+    assert len(list(logs.glob("*.json"))) == len(lineups)
     empty = tmp_path / "recomputed"
     done = await asyncio.to_thread(
         CliRunner().invoke, main, ["ratings", "recompute", str(logs), "--data", str(empty)]
@@ -288,3 +288,54 @@ async def test_two_games_of_one_player_ending_at_once_on_two_nodes_both_count(
         store.close()
         for cluster in clusters:
             await cluster.stop()
+
+
+async def test_a_person_taking_over_a_bots_seat_mid_game_makes_it_unrated_and_says_so(
+    server: LuminServer, connect
+) -> None:
+    # A rated game of two people; the operator removes Bea (a bot plays her seat on), and a
+    # stranger takes that bot's seat over: the game no longer counts, which everyone is told.
+    ada, bea, cy = [await connect(name) for name in ("Ada", "Bea", "Cy")]
+    created = await ada.request(CreateRoom(game=GAME, seats=(human(), human()), sit=0))
+    assert isinstance(created, RoomCreated)
+    room = created.room
+    await bea.join(room, 1)
+    await bea.ready(room)
+    await ada.start(room)
+    live = server.hub.rooms[room]
+    await live.call(lambda: live.kick_by_operator(1, "testing"))
+    assert live.seats[1].kind == "bot"
+    await cy.watch(room)
+    await cy.join(room, 1)
+    said = [line for line in ada.chat if line.user == ""]
+    while not said:
+        await ada.changed(room, timeout=10)
+        said = [line for line in ada.chat if line.user == ""]
+    assert said[-1].name == "Lumin" and said[-1].room == room
+    assert (
+        said[-1].text == "Cy took over the bot at seat 2. This game no longer counts for ratings."
+    )
+    await asyncio.wait_for(
+        asyncio.gather(
+            play_seat(ada, room, random.Random(1), GAME),
+            play_seat(cy, room, random.Random(2), GAME),
+        ),
+        60,
+    )
+    await asyncio.sleep(0.2)  # the results are kept just after game_over
+    history = (await http(server, f"/history?user={cy.user}"))["games"]
+    assert [(g["room"], g["rated"]) for g in history] == [(room, False)]
+    assert (await http(server, f"/ratings?user={ada.user}"))["ratings"] == []
+
+
+async def test_a_turn_clock_below_the_servers_shortest_is_refused(
+    server: LuminServer, connect
+) -> None:
+    ada = await connect("Ada")
+    server.hub.settings = attrs.evolve(server.hub.settings, min_turn_clock=5.0)
+    for clock in (1e-300, 4.99):
+        with pytest.raises(ServerError) as refused:
+            await ada.create_room(GAME, seats=[human(), bot()], sit=0, turn_clock=clock)
+        assert refused.value.code == "bad_option"
+        assert "turn_clock is a number of seconds from 5 to 86400" in refused.value.message
+    await ada.create_room(GAME, seats=[human(), bot()], sit=0, turn_clock=5.0)

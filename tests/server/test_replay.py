@@ -4,7 +4,7 @@ private game."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import attrs
@@ -12,6 +12,7 @@ import pytest
 
 from engine.core import first_state, from_wire, replay
 from engine.registry import get_game
+from server.codes import CodeGuesses
 from server.errors import Refused
 from server.replay import Replay, may_read
 from server.seats import seat_specs
@@ -86,10 +87,18 @@ async def test_only_a_stored_finished_game_opens(store: EventStore) -> None:
 async def test_a_private_game_opens_with_its_code_or_for_a_player(store: EventStore) -> None:
     row, records = finished_game("flip_over_frog", private=True, user="u-ada")
     await keep(store, row, records)
+    codes = CodeGuesses()
+
+    def code(given: str | None) -> Callable[[RoomRow], None]:
+        return lambda row: codes.check(row.id, given, row.code, "127.0.0.9")
+
     with pytest.raises(Refused) as refused:
-        await Replay.open(store, row.id, viewer=None, code="WRONG", user="u-eve")
+        await Replay.open(store, row.id, None, "u-eve", code("WRONG"))
     assert refused.value.code == "bad_code"
-    assert (await Replay.open(store, row.id, viewer=None, code="CODE42")).length == len(records)
+    with pytest.raises(Refused) as refused:
+        await Replay.open(store, row.id, None, "u-eve")  # no code at all
+    assert refused.value.code == "bad_code"
+    assert (await Replay.open(store, row.id, None, None, code("CODE42"))).length == len(records)
     assert (await Replay.open(store, row.id, viewer=0, user="u-ada")).viewer == 0
-    assert may_read(attrs.evolve(row, private=False), None, None)
-    assert not may_read(row, None, None) and not may_read(row, "", "u-eve")
+    assert may_read(attrs.evolve(row, private=False), None)
+    assert not may_read(row, None) and not may_read(row, "u-eve")
