@@ -13,11 +13,13 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
+from rich.text import Text
 from textual.app import App
 from textual.binding import Binding
 from textual.screen import Screen
 
 from clients.sdk import LuminClient, ServerError
+from clients.terminal.text import visible
 from protocol.messages import GameInfo, Message
 
 __all__ = ["LuminApp"]
@@ -72,7 +74,7 @@ class LuminApp(App[None]):
             self.games = {game.id: game for game in await self.client.list_games()}
         except ServerError as error:
             self.failure = error.message
-            self.exit(return_code=1, message=f"lumin play: {error.message}")
+            self.exit(return_code=1, message=Text(visible(f"lumin play: {error.message}")))
             return
         self._reader = asyncio.create_task(self._read())
         await self.push_screen(LobbyScreen())
@@ -139,10 +141,11 @@ class LuminApp(App[None]):
         return True
 
     def say(self, text: str, screen: Screen[Any] | None = None) -> None:
-        """Show a sentence to the player on the screen's status line."""
+        """Show a sentence to the player on the screen's status line (or as a notification),
+        as text: it may hold the server's words."""
         target = screen or self.screen
         show: Callable[[str], None] | None = getattr(target, "show_status", None)
         if show is not None:
             show(text)
         else:
-            self.notify(text)
+            self.notify(visible(text), markup=False)

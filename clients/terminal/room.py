@@ -16,13 +16,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.events import Key
-from textual.widgets import Footer, Input, Label, OptionList, RichLog, Static
+from textual.widgets import Footer, Input, OptionList, RichLog
 
 from clients.sdk.legal import Option, expand
 from clients.terminal.boards import board_for
 from clients.terminal.boards.base import Board, Context, Prompt, Reply, ending_sentence
 from clients.terminal.picker import PickScreen
 from clients.terminal.status import LuminScreen, StatusLine
+from clients.terminal.text import Plain, PlainLabel, plain, visible
 from protocol.messages import (
     ChatMessage,
     CommandRejected,
@@ -41,7 +42,8 @@ __all__ = ["BoardView", "RoomScreen", "seat_names"]
 
 
 def seat_names(summary: RoomSummary | None, count: int = 0) -> list[str]:
-    """Each seat's name as players see it (a bot by its kind)."""
+    """Each seat's name as players see it (a bot by its kind), control characters made
+    visible (the boards draw these names into their text)."""
     if summary is None:
         return [f"seat {n}" for n in range(count)]
     names = []
@@ -52,11 +54,12 @@ def seat_names(summary: RoomSummary | None, count: int = 0) -> list[str]:
             names.append(f"open seat {seat.seat}")
         else:
             names.append(seat.name or f"seat {seat.seat}")
-    return names
+    return [visible(name) for name in names]
 
 
-class BoardView(Static, can_focus=True):
-    """The board; when it takes the keys, it hands them to its screen."""
+class BoardView(Plain, can_focus=True):
+    """The board (drawn from the server's view, so shown as text); when it takes the keys, it
+    hands them to its screen."""
 
     DEFAULT_CSS = """
     BoardView { width: 52; height: 1fr; padding: 0 1; }
@@ -106,11 +109,11 @@ class RoomScreen(LuminScreen):
         self.rematch_room: str | None = None
 
     def compose(self) -> ComposeResult:
-        yield Label("", id="head")
+        yield PlainLabel("", id="head")
         with Horizontal(id="main"):
             yield BoardView("", id="board")
             with Vertical(id="side"):
-                yield Static("", id="seats")
+                yield Plain("", id="seats")
                 yield Input(placeholder="/ filters the commands", id="filter")
                 yield OptionList(id="commands")
         yield RichLog(id="chat", wrap=True, markup=False)
@@ -170,7 +173,7 @@ class RoomScreen(LuminScreen):
 
     def add_chat(self, line: ChatMessage) -> None:
         channel = "" if line.channel == "players" else "(spectators) "
-        self.query_one(RichLog).write(f"{channel}{line.name}: {line.text}")
+        self.query_one(RichLog).write(plain(f"{channel}{line.name}: {line.text}"))
 
     # -- drawing --------------------------------------------------------------------------------
 
@@ -216,10 +219,10 @@ class RoomScreen(LuminScreen):
         clock = ""
         if summary is not None and summary.turn_clock is not None:
             clock = f" | turn clock {summary.turn_clock:g} s"
-        self.query_one("#head", Label).update(
+        self.query_one("#head", PlainLabel).update(
             f"{name} | {self.room}{private} | {state} | {who}{clock}"
         )
-        self.query_one("#seats", Static).update(self.seats_text(summary, seat))
+        self.query_one("#seats", Plain).update(self.seats_text(summary, seat))
         legal = None if copy is None else copy.legal
         if legal != self.legal_seen:
             self.legal_seen = legal
@@ -237,7 +240,7 @@ class RoomScreen(LuminScreen):
         words = [(choice, text) for choice, text in words if wanted in text.lower()]
         self.shown = [choice for choice, _ in words]
         commands.clear_options()
-        commands.add_options([text for _, text in words])
+        commands.add_options([plain(text) for _, text in words])
         if self.shown:
             commands.highlighted = min(before or 0, len(self.shown) - 1)
 
@@ -258,7 +261,7 @@ class RoomScreen(LuminScreen):
                 if not seat.connected:
                     flags.append("away")
                 what = f"{seat.name}" + (f" [{', '.join(flags)}]" if flags else "")
-            text.append(f"{me}{seat.seat}: {what}\n")
+            text.append(f"{me}{seat.seat}: {visible(what)}\n")
         if summary.state == "waiting":
             text.append("r ready, s start (host)\n", style="dim")
         return text
