@@ -3,7 +3,7 @@ terminal instructions: names such as ``[/]``, ``[b]Ada[/b]``, ``[@click=app.quit
 ``[link=...]`` in the lobby, a room, its chat and a leaderboard show as typed and run nothing
 when clicked; a hostile server's escape sequences and control characters in every id, name,
 sentence and view (tests/terminal/hostile.py) are drawn as visible characters (control
-pictures such as ``␛``, or ``�``) and never reach the terminal."""
+pictures such as ``␛``, or ``�``, one for one) and never reach the terminal."""
 
 from __future__ import annotations
 
@@ -12,12 +12,14 @@ from typing import Any
 
 import attrs
 import pytest
+from rich.text import Text
 from textual.pilot import Pilot
 
 from clients.sdk import LuminClient, human
 from clients.terminal.app import LuminApp
 from clients.terminal.leaderboard import LeaderboardScreen
 from clients.terminal.lobby import LobbyScreen
+from clients.terminal.text import safe, visible
 from server.app import LuminServer
 from server.config import Settings
 from tests.server.test_ratings import changes_of, play
@@ -136,3 +138,14 @@ async def test_a_hostile_servers_escapes_never_reach_the_terminal() -> None:
             await click_on(pilot, app, "[@click=app.quit]q", line_with="Refused: ")
             await pilot.pause(0.2)
             assert app.is_running and app.return_code is None
+
+
+def test_control_characters_are_drawn_one_for_one_and_styles_stay_in_place() -> None:
+    assert visible("Ada\x1b[2J\x07\x7f\x9b\u202e\u2028\n") == "Ada␛[2J␇␡���␊"
+    assert visible("a\nb\tc", lines=True) == "a\nb␉c"
+    assert visible("Zoë 🎲 [/]") == "Zoë 🎲 [/]"  # printable text, markup included, as it is
+    text = Text("x\x1bred\n")
+    text.stylize("red", 2, 5)
+    shown = safe(text)
+    assert shown.plain == "x␛red\n" and text.plain == "x\x1bred\n"  # a copy
+    assert [(span.start, span.end, span.style) for span in shown.spans] == [(2, 5, "red")]
