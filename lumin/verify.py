@@ -1,5 +1,5 @@
-"""``lumin verify``: a finished game recomputed from its log, every draw from the revealed seed
-(:mod:`server.verify`)."""
+"""``lumin verify``: a game recomputed from its log, every draw from the revealed seed
+(:mod:`server.verify`); a game not over yet is checked as far as its log goes."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import click
 
 from engine.registry import game_ids
 from lumin.errors import fail
+from server.verify import LIVE, STOPPED
 
 __all__ = ["verify"]
 
@@ -25,8 +26,8 @@ _LOG_FIELDS: dict[str, type | tuple[type, ...]] = {
     "game": str,
     "options": dict,
     "seats": list,
-    "seed": str,
-    "salt": str,
+    "seed": (str, type(None)),  # null only while a live game keeps it secret
+    "salt": (str, type(None)),
     "commitment": str,
     "records": list,
 }
@@ -82,7 +83,14 @@ def _log_problem(document: Any) -> str | None:
         return problem
     if document["game"] not in game_ids():
         return f"its game {document['game']!r} is not one Lumin hosts"
+    status = document.get("status")
+    if status is not None and not isinstance(status, str):
+        return "the document's 'status' has the wrong type"
     for name in ("seed", "salt"):
+        if document[name] is None:
+            if status not in LIVE:
+                return f"its {name!r} is null, but the game is not under way"
+            continue
         try:
             bytes.fromhex(document[name])
         except ValueError:
@@ -112,9 +120,17 @@ def _load_log(source: str) -> dict[str, Any]:
 @click.command()
 @click.argument("source")
 def verify(source: str) -> None:
-    """Recompute a finished game from its log: SOURCE is a downloaded log file or the server's
-    URL for it (http://HOST:PORT/rooms/ROOM/log). Exits 1 when anything does not match, 2 when
-    SOURCE cannot be read or holds no Lumin game log."""
+    """Recompute a game from its log: SOURCE is a downloaded log file or the server's URL for
+    it (http://HOST:PORT/rooms/ROOM/log), or what lumin admin log ROOM wrote.
+
+    \b
+    Exit status:
+      0  the whole game follows from the revealed seed
+      1  something does not match (each MISMATCH is printed)
+      2  SOURCE cannot be read or holds no Lumin game log
+      3  all the log holds checks, but the game is not over: a game
+         under way (the operator's log), or one stopped before its end
+    """
     from engine.core import Rejected
     from server.verify import verify_document
 
@@ -135,9 +151,25 @@ def verify(source: str) -> None:
         f"{report.game} room {document.get('room')}: {report.records} records, "
         f"{report.events} events, commitment {document['commitment'][:16]}..."
     )
-    if report.ok:
+    if not report.ok:
+        for problem in report.problems:
+            click.echo(f"MISMATCH: {problem}")
+        sys.exit(1)
+    if report.over:
         click.echo("verified: every deal, shuffle and die follows from the revealed seed")
         return
-    for problem in report.problems:
-        click.echo(f"MISMATCH: {problem}")
-    sys.exit(1)
+    click.echo(_unfinished(report.status or "", report.sealed))
+    sys.exit(3)
+
+
+def _unfinished(status: str, sealed: bool) -> str:
+    """What ``lumin verify`` says of a log that checks as far as it goes, of a game not over."""
+    if sealed:
+        return (
+            f"not over yet (the room is {status}): its seed stays secret until the game ends,"
+            " so nothing can be recomputed yet; its commitment is published above"
+        )
+    checked = "every record so far follows from the revealed seed, which matches the commitment"
+    if status in STOPPED:
+        return f"stopped before its end (the room is {status}): {checked}; it has no outcome"
+    return f"not over yet (the room is {status}): {checked}; verify again once it has ended"

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import re
 import time
+import unicodedata
 from typing import Any
 
 import structlog
@@ -24,6 +26,7 @@ from protocol.connection import State as ConnectionState
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import Act, Bye, Error, Hello, Message, Moved
 from protocol.versions import MOVED_VERSION
+from server.accounts import MAX_NAME
 from server.bans import banned_sentence
 from server.config import Settings
 from server.errors import Refused
@@ -35,7 +38,7 @@ from server.room import Room
 from server.store import Ban
 from server.transport import ClientSocket, drop, write_frames
 
-__all__ = ["FLOOD_CLOSE", "Client"]
+__all__ = ["FLOOD_CLOSE", "Client", "software_name"]
 
 log = structlog.get_logger("lumin.server")
 
@@ -44,6 +47,17 @@ BANNED_WAIT = 5.0
 #: Bursts' worth of refusals in a row (without a calm moment) after which a flooding connection
 #: is closed (1008).
 FLOOD_CLOSE = 2
+
+
+def software_name(said: str | None) -> str | None:
+    """The ``hello``'s ``client`` (free text naming the client's software) as the server logs
+    it, by a person's name's rule: control and invisible characters dropped, spaces collapsed,
+    at most :data:`~server.accounts.MAX_NAME` characters; ``None`` when nothing is left."""
+    if said is None:
+        return None
+    shown = "".join(c for c in said if not unicodedata.category(c).startswith("C"))
+    shown = re.sub(r"\s+", " ", shown).strip()[:MAX_NAME].rstrip()
+    return shown or None
 
 
 class Client:
@@ -279,7 +293,8 @@ class Client:
                           seconds=round(time.perf_counter() - started, 6))  # fmt: skip
                 if type(event) is Hello and self.user:
                     log.info("greeted", user=self.user, name=self.name,
-                             version=self.conn.version, client=event.client)  # fmt: skip
+                             version=self.conn.version,
+                             client=software_name(event.client))  # fmt: skip
         self._flush()
         return not self.conn.close_expected()
 

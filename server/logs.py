@@ -10,12 +10,20 @@ and ``game``, and, while it runs one request, the requester's ``user`` and ``con
 :func:`room_closed`, :func:`seat_kicked` and :func:`banned` are the lines an admin action
 logs as well as the server's own (a host's kick, a room expiring): call them, so that every
 such line has the same fields whoever did it.
+
+Console lines (``--log-format console``) write every character of a line's text that is not
+printable as Python escapes it in a string (``\\x1b``, ``\\n``, ``\\u202e``): a name holding an
+escape sequence cannot move the cursor or clear the screen of the operator reading the log,
+nor a newline in it forge a line. A traceback keeps its newlines. JSON lines escape them
+already.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import sys
+from collections.abc import Callable
 from typing import IO, Any
 
 import structlog
@@ -23,6 +31,8 @@ import structlog
 __all__ = [
     "banned",
     "configure_logging",
+    "console_processors",
+    "escaped",
     "get_logger",
     "room_closed",
     "seat_kicked",
@@ -37,10 +47,10 @@ def configure_logging(level: str = "info", json: bool = True, file: IO[str] | No
     room says which room, seat and connection it concerns. Lines under ``level`` cost a call
     that returns at once (structlog's filtering bound logger)."""
     target = file or sys.stderr
-    renderer: structlog.types.Processor = (
-        structlog.processors.JSONRenderer()
+    renderers: list[structlog.types.Processor] = (
+        [structlog.processors.JSONRenderer()]
         if json
-        else structlog.dev.ConsoleRenderer(colors=target.isatty())  # no colour codes in a file
+        else console_processors(colors=target.isatty())  # no colour codes in a file
     )
     structlog.configure(
         processors=[
@@ -48,7 +58,7 @@ def configure_logging(level: str = "info", json: bool = True, file: IO[str] | No
             structlog.processors.add_log_level,
             structlog.processors.TimeStamper(fmt="iso", utc=True),
             structlog.processors.format_exc_info,
-            renderer,
+            *renderers,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(
             logging.getLevelNamesMapping()[level.upper()]
@@ -56,6 +66,45 @@ def configure_logging(level: str = "info", json: bool = True, file: IO[str] | No
         logger_factory=structlog.PrintLoggerFactory(file=target),
         cache_logger_on_first_use=True,
     )
+
+
+def escaped(text: str, keep: str = "") -> str:
+    """``text`` with every character that is not printable (but those in ``keep``) written as
+    Python escapes it in a string (``\\x1b``); printable text comes back as it is."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() or c in keep else repr(c)[1:-1] for c in text)
+
+
+def console_processors(colors: bool) -> list[structlog.types.Processor]:
+    """The last processors of a console line: its traceback escaped but for its newlines, then
+    structlog's console renderer with every column's text escaped (see the module docstring;
+    the renderer writes a text value as it is unless it holds a space or a quote)."""
+    renderer = structlog.dev.ConsoleRenderer(colors=colors)
+    renderer.columns = [
+        dataclasses.replace(column, formatter=_escaping(column.formatter))
+        for column in renderer.columns
+    ]
+    return [_escape_tracebacks, renderer]
+
+
+def _escaping(formatter: Any) -> Any:
+    """A column's ``formatter`` whose values' text is escaped (a level's has none)."""
+    if not isinstance(formatter, structlog.dev.KeyValueColumnFormatter):
+        return formatter
+    shown: Callable[[object], str] = formatter.value_repr
+    return dataclasses.replace(formatter, value_repr=lambda value: escaped(shown(value)))
+
+
+def _escape_tracebacks(
+    logger: Any, method: str, event: structlog.types.EventDict
+) -> structlog.types.EventDict:
+    """A processor: the traceback and stack a console line ends with, escaped but for their
+    newlines (the renderer writes them as they are, after the columns)."""
+    for key in ("exception", "stack"):
+        if isinstance(event.get(key), str):
+            event[key] = escaped(event[key], keep="\n")
+    return event
 
 
 def get_logger(name: str) -> structlog.stdlib.BoundLogger:

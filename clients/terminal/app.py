@@ -2,8 +2,11 @@
 
 The app owns one :class:`clients.sdk.LuminClient` (it reconnects, resumes and follows
 ``moved`` by itself) and one reader task that takes every message the client receives and
-hands it to the screens that are open (``on_server``). Requests run as workers; a refusal is
-shown in words on the status line, and the connection and the screen stay.
+hands it to the screens that are open (``on_server``), then tells them of every room the client
+library closed to this player meanwhile (``on_closed``, with its
+:class:`~clients.sdk.events.Closed`: the room closed, the seat taken, or a room that could not
+be resumed after a reconnect). Requests run as workers; a refusal is shown in words on the
+status line, and the connection and the screen stay.
 """
 
 from __future__ import annotations
@@ -13,11 +16,13 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
+from rich.text import Text
 from textual.app import App
 from textual.binding import Binding
 from textual.screen import Screen
 
-from clients.sdk import LuminClient, ServerError
+from clients.sdk import Closed, LuminClient, ServerError
+from clients.terminal.text import visible
 from protocol.messages import GameInfo, Message
 
 __all__ = ["LuminApp"]
@@ -72,7 +77,7 @@ class LuminApp(App[None]):
             self.games = {game.id: game for game in await self.client.list_games()}
         except ServerError as error:
             self.failure = error.message
-            self.exit(return_code=1, message=f"lumin play: {error.message}")
+            self.exit(return_code=1, message=Text(visible(f"lumin play: {error.message}")))
             return
         self._reader = asyncio.create_task(self._read())
         await self.push_screen(LobbyScreen())
@@ -89,17 +94,30 @@ class LuminApp(App[None]):
             await self.client.close()
 
     async def _read(self) -> None:
-        """Hand every message the client receives to the open screens, in order."""
-        assert self.client is not None
+        """Hand every message the client receives to the open screens, in order, and after
+        each the rooms closed to this player since (the client library keeps them in
+        ``closed``: a ``room_closed``, a ``kicked``, or a resume refused for good, which comes
+        as the answer to a request and names no room)."""
+        client = self.client
+        assert client is not None
+        told = dict(client.closed)
         while True:
-            message = await self.client.messages.get()
-            for screen in list(self.screen_stack):
-                handler: Callable[[Message], None] | None = getattr(screen, "on_server", None)
-                if handler is not None:
-                    try:
-                        handler(message)
-                    except Exception as error:  # a drawing bug must not stop the reader
-                        self.log.error(f"on_server failed: {error!r}")
+            message = await client.messages.get()
+            self._tell("on_server", message)
+            news = [c for room, c in client.closed.items() if told.get(room) is not c]
+            told = dict(client.closed)
+            for closed in news:
+                self._tell("on_closed", closed)
+
+    def _tell(self, name: str, what: Message | Closed) -> None:
+        """Call every open screen's handler ``name`` (if it has one) with ``what``."""
+        for screen in list(self.screen_stack):
+            handler: Callable[[Any], None] | None = getattr(screen, name, None)
+            if handler is not None:
+                try:
+                    handler(what)
+                except Exception as error:  # a drawing bug must not stop the reader
+                    self.log.error(f"{name} failed: {error!r}")
 
     def request(
         self,
@@ -139,10 +157,11 @@ class LuminApp(App[None]):
         return True
 
     def say(self, text: str, screen: Screen[Any] | None = None) -> None:
-        """Show a sentence to the player on the screen's status line."""
+        """Show a sentence to the player on the screen's status line (or as a notification),
+        as text: it may hold the server's words."""
         target = screen or self.screen
         show: Callable[[str], None] | None = getattr(target, "show_status", None)
         if show is not None:
             show(text)
         else:
-            self.notify(text)
+            self.notify(visible(text), markup=False)

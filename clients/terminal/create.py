@@ -22,6 +22,7 @@ from textual.widgets import Footer, Label
 
 from clients.sdk import bot, human
 from clients.terminal.status import LuminScreen, StatusLine
+from clients.terminal.text import safe
 from protocol.messages import GameInfo, OptionInfo, SeatChoice
 
 __all__ = ["CreateScreen", "RoomForm", "Row", "applies", "seat_range"]
@@ -269,7 +270,7 @@ class RoomForm(Widget, can_focus=True):
             text.append(f" {row.value}\n", style="bold" if index == self.row else "")
         doc = rows[self.row].doc
         text.append(f"\n{doc[:156]}", style="italic")
-        return text
+        return safe(text)  # option names, choices and help come from the server
 
 
 def _option(options: Sequence[OptionInfo], name: str) -> OptionInfo:

@@ -7,9 +7,10 @@ from typing import Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.widgets import DataTable, Footer, Label
+from textual.widgets import DataTable, Footer
 
 from clients.terminal.status import LuminScreen, StatusLine
+from clients.terminal.text import PlainLabel, plain
 
 __all__ = ["LeaderboardScreen"]
 
@@ -33,7 +34,7 @@ class LeaderboardScreen(LuminScreen):
         self.pools: list[str] = []
 
     def compose(self) -> ComposeResult:
-        yield Label("Leaderboard", id="title")
+        yield PlainLabel("Leaderboard", id="title")
         yield DataTable(id="board", cursor_type="row", zebra_stripes=True)
         yield StatusLine()
         yield Footer()
@@ -57,16 +58,16 @@ class LeaderboardScreen(LuminScreen):
         info = self.lumin.games.get(board["game"])
         name = info.name if info is not None else board["game"]
         more = f" ({len(self.pools)} pools: p for the next)" if len(self.pools) > 1 else ""
-        self.query_one("#title", Label).update(f"Leaderboard: {name}, pool {self.pool}{more}")
+        self.query_one("#title", PlainLabel).update(f"Leaderboard: {name}, pool {self.pool}{more}")
         table = self.query_one(DataTable)
         table.clear()
         for player in board["players"]:
             games = player["games"]
             table.add_row(
-                f"#{player['rank']}",
-                player["name"],
-                f"{player['rating']:.1f}",
-                f"{games} game{'s' if games != 1 else ''}",
+                plain(f"#{player['rank']}"),
+                plain(player["name"]),
+                plain(f"{player['rating']:.1f}"),
+                plain(f"{games} game{'s' if games != 1 else ''}"),
             )
         if not board["players"]:
             self.show_status("Nobody is on this board yet: rated games put players here.")

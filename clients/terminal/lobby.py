@@ -15,6 +15,7 @@ from textual.widgets import DataTable, Footer, Input, Label
 
 from clients.terminal.picker import PickScreen
 from clients.terminal.status import LuminScreen, StatusLine
+from clients.terminal.text import plain
 from protocol.messages import LobbyUpdate, Message, RoomList, RoomSummary
 
 __all__ = ["CodeScreen", "LobbyScreen", "ago_words", "result_words", "seat_words"]
@@ -208,9 +209,9 @@ class LobbyScreen(LuminScreen):
             game = self.lumin.games.get(room.game)
             name = game.name if game else room.game
             words = [room.state, seat_words(room), str(room.spectators), result_words(room)]
-            rows.append((room.room, [room.room, name, *words]))
+            rows.append((room.room, [plain(cell) for cell in (room.room, name, *words)]))
         widths = [
-            max([len(label), *(len(cells[n]) for _, cells in rows)])
+            max([len(label), *(cells[n].cell_len for _, cells in rows)])
             for n, label in enumerate(self.COLUMNS)
         ]
         table.clear(columns=True)

@@ -9,13 +9,16 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Label, OptionList
+from textual.widgets import OptionList
+
+from clients.terminal.text import PlainLabel, plain
 
 __all__ = ["PickScreen"]
 
 
 class PickScreen(ModalScreen[Any]):
-    """Asks ``title`` and dismisses with the chosen option's value (``None`` on escape)."""
+    """Asks ``title`` and dismisses with the chosen option's value (``None`` on escape). The
+    title and the options' labels are shown as text (they may hold the server's words)."""
 
     DEFAULT_CSS = """
     PickScreen { align: center middle; }
@@ -32,8 +35,8 @@ class PickScreen(ModalScreen[Any]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label(self.title_text)
-            yield OptionList(*[label for label, _ in self.options], id="pick")
+            yield PlainLabel(self.title_text)
+            yield OptionList(*[plain(label) for label, _ in self.options], id="pick")
 
     def on_mount(self) -> None:
         self.query_one(OptionList).focus()

@@ -21,6 +21,7 @@ from clients.terminal.boards import board_for
 from clients.terminal.boards.base import Board, Context
 from clients.terminal.room import BoardView
 from clients.terminal.status import LuminScreen, StatusLine
+from clients.terminal.text import PlainLabel
 from protocol.messages import ReplayState
 
 __all__ = ["PositionScreen", "ReplayScreen", "seat_count"]
@@ -100,7 +101,7 @@ class ReplayScreen(LuminScreen):
         self.gone = False
 
     def compose(self) -> ComposeResult:
-        yield Label(f"Replay of {self.room}", id="head")
+        yield PlainLabel(f"Replay of {self.room}", id="head")
         yield BoardView("", id="board")
         yield StatusLine()
         yield Footer()
@@ -146,7 +147,7 @@ class ReplayScreen(LuminScreen):
             if state.viewer is None
             else f"as {names[state.viewer] if state.viewer < len(names) else state.viewer}"
         )
-        self.query_one("#head", Label).update(
+        self.query_one("#head", PlainLabel).update(
             f"Replay {self.room} | step {state.position} of {state.length} | {viewer}"
         )
         ctx = Context(

@@ -16,19 +16,20 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.events import Key
-from textual.widgets import Footer, Input, Label, OptionList, RichLog, Static
+from textual.widgets import Footer, Input, OptionList, RichLog
 
+from clients.sdk import Closed
 from clients.sdk.legal import Option, expand
 from clients.terminal.boards import board_for
 from clients.terminal.boards.base import Board, Context, Prompt, Reply, ending_sentence
 from clients.terminal.picker import PickScreen
 from clients.terminal.status import LuminScreen, StatusLine
+from clients.terminal.text import Plain, PlainLabel, plain, visible
 from protocol.messages import (
     ChatMessage,
     CommandRejected,
     Delta,
     GameOver,
-    Kicked,
     Message,
     RematchCreated,
     RoomClosed,
@@ -37,11 +38,45 @@ from protocol.messages import (
     Snapshot,
 )
 
-__all__ = ["BoardView", "RoomScreen", "seat_names"]
+__all__ = ["BoardView", "RoomScreen", "closed_sentence", "closed_state", "seat_names"]
+
+#: Why a room closed (``room_closed``'s reasons), as the heading says it, and the sentence
+#: said when the server sent none (before protocol version 3, or a host's kick).
+_CLOSED: dict[str, tuple[str, str]] = {
+    "closed_by_operator": ("closed by the operator", "The server's operator closed this room."),
+    "expired": ("closed (expired)", "The room expired: nobody was in it."),
+    "abandoned": ("closed (abandoned)", "The room was stopped: nobody attended it."),
+    "internal_error": (
+        "closed (server error)",
+        "The room failed on the server; it is rebuilt when the server restarts.",
+    ),
+}
+
+
+def closed_state(closed: Closed | None) -> str | None:
+    """What the heading says of a room closed to the player instead of its state (``None``
+    when it is not closed, or when only the seat was taken: the player watches on)."""
+    if closed is None or closed.reason == "kicked":
+        return None
+    known = _CLOSED.get(closed.reason)
+    return known[0] if known is not None else "gone"
+
+
+def closed_sentence(closed: Closed) -> str:
+    """Why the room is closed to the player, in the server's words where it gave them: the
+    operator's reason, the seat taken from them, or the refusal of the room's resume after a
+    reconnect (a room the server no longer has)."""
+    if closed.reason == "kicked":
+        return closed.message or "You were removed from your seat; you watch now."
+    known = _CLOSED.get(closed.reason)
+    if known is not None:
+        return closed.message or known[1]
+    return f"This room is no longer on the server: {closed.message or closed.reason}"
 
 
 def seat_names(summary: RoomSummary | None, count: int = 0) -> list[str]:
-    """Each seat's name as players see it (a bot by its kind)."""
+    """Each seat's name as players see it (a bot by its kind), control characters made
+    visible (the boards draw these names into their text)."""
     if summary is None:
         return [f"seat {n}" for n in range(count)]
     names = []
@@ -52,11 +87,12 @@ def seat_names(summary: RoomSummary | None, count: int = 0) -> list[str]:
             names.append(f"open seat {seat.seat}")
         else:
             names.append(seat.name or f"seat {seat.seat}")
-    return names
+    return [visible(name) for name in names]
 
 
-class BoardView(Static, can_focus=True):
-    """The board; when it takes the keys, it hands them to its screen."""
+class BoardView(Plain, can_focus=True):
+    """The board (drawn from the server's view, so shown as text); when it takes the keys, it
+    hands them to its screen."""
 
     DEFAULT_CSS = """
     BoardView { width: 52; height: 1fr; padding: 0 1; }
@@ -106,11 +142,11 @@ class RoomScreen(LuminScreen):
         self.rematch_room: str | None = None
 
     def compose(self) -> ComposeResult:
-        yield Label("", id="head")
+        yield PlainLabel("", id="head")
         with Horizontal(id="main"):
             yield BoardView("", id="board")
             with Vertical(id="side"):
-                yield Static("", id="seats")
+                yield Plain("", id="seats")
                 yield Input(placeholder="/ filters the commands", id="filter")
                 yield OptionList(id="commands")
         yield RichLog(id="chat", wrap=True, markup=False)
@@ -161,16 +197,20 @@ class RoomScreen(LuminScreen):
         elif isinstance(message, RematchCreated):
             self.rematch_room = message.new_room
             self.show_status(f"Rematch room {message.new_room}: press m to go there")
-        elif isinstance(message, Kicked):
-            self.show_status(f"You were removed from seat {message.seat}; you watch now")
-        elif isinstance(message, RoomClosed):
-            self.show_status(f"The room was closed ({message.reason}). escape: lobby")
         if isinstance(message, RoomUpdate | Snapshot | Delta | GameOver | RoomClosed):
             self.redraw()
 
+    def on_closed(self, closed: Closed) -> None:
+        """The room is closed to this player (see :func:`closed_sentence`): say why."""
+        if closed.room != self.room:
+            return
+        gone = closed_state(closed) is not None
+        self.show_status(closed_sentence(closed) + (" escape: lobby" if gone else ""))
+        self.redraw()
+
     def add_chat(self, line: ChatMessage) -> None:
         channel = "" if line.channel == "players" else "(spectators) "
-        self.query_one(RichLog).write(f"{channel}{line.name}: {line.text}")
+        self.query_one(RichLog).write(plain(f"{channel}{line.name}: {line.text}"))
 
     # -- drawing --------------------------------------------------------------------------------
 
@@ -210,16 +250,16 @@ class RoomScreen(LuminScreen):
         seat = None if copy is None else copy.seat
         game = self.lumin.games.get(summary.game) if summary else None
         name = game.name if game else (summary.game if summary else "")
-        state = summary.state if summary else "?"
+        state = closed_state(client.closed.get(self.room)) or (summary.state if summary else "?")
         who = "watching" if seat is None else f"you: seat {seat}"
         private = " private" if summary is not None and summary.private else ""
         clock = ""
         if summary is not None and summary.turn_clock is not None:
             clock = f" | turn clock {summary.turn_clock:g} s"
-        self.query_one("#head", Label).update(
+        self.query_one("#head", PlainLabel).update(
             f"{name} | {self.room}{private} | {state} | {who}{clock}"
         )
-        self.query_one("#seats", Static).update(self.seats_text(summary, seat))
+        self.query_one("#seats", Plain).update(self.seats_text(summary, seat))
         legal = None if copy is None else copy.legal
         if legal != self.legal_seen:
             self.legal_seen = legal
@@ -237,7 +277,7 @@ class RoomScreen(LuminScreen):
         words = [(choice, text) for choice, text in words if wanted in text.lower()]
         self.shown = [choice for choice, _ in words]
         commands.clear_options()
-        commands.add_options([text for _, text in words])
+        commands.add_options([plain(text) for _, text in words])
         if self.shown:
             commands.highlighted = min(before or 0, len(self.shown) - 1)
 
@@ -258,7 +298,7 @@ class RoomScreen(LuminScreen):
                 if not seat.connected:
                     flags.append("away")
                 what = f"{seat.name}" + (f" [{', '.join(flags)}]" if flags else "")
-            text.append(f"{me}{seat.seat}: {what}\n")
+            text.append(f"{me}{seat.seat}: {visible(what)}\n")
         if summary.state == "waiting":
             text.append("r ready, s start (host)\n", style="dim")
         return text
@@ -403,8 +443,10 @@ class RoomScreen(LuminScreen):
             return
         client = self.lumin.client
         summary = self.summary
-        if client is not None and (
-            summary is None or summary.state != "playing" or self.my_seat() is None
+        if (
+            client is not None
+            and closed_state(client.closed.get(self.room)) is None  # a closed room is left
+            and (summary is None or summary.state != "playing" or self.my_seat() is None)
         ):  # a seat in a game under way stays this player's: they come back to it
             self.lumin.request(client.leave(self.room), None, None)
         self.app.pop_screen()

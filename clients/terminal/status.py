@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from textual.screen import Screen
-from textual.widgets import Static
+
+from clients.terminal.text import Plain, plain
 
 if TYPE_CHECKING:
     from clients.terminal.app import LuminApp
@@ -14,8 +15,9 @@ if TYPE_CHECKING:
 __all__ = ["LuminScreen", "StatusLine"]
 
 
-class StatusLine(Static):
-    """One line: ``online``/``RECONNECTING`` and the last message."""
+class StatusLine(Plain):
+    """One line: ``online``/``RECONNECTING`` and the last message (the server's words and
+    names as text, :mod:`clients.terminal.text`)."""
 
     DEFAULT_CSS = "StatusLine { height: 1; background: $boost; }"
 
@@ -36,7 +38,7 @@ class StatusLine(Static):
             state = f"OFFLINE ({client.failure.code}): {client.failure.message}"
         else:
             state = f"{client.name}: online" if client.online else "RECONNECTING..."
-        self.update(f"[{state}] {self.message}")
+        self.update(plain(f"[{state}] {self.message}"))
 
     def show(self, text: str) -> None:
         self.message = text

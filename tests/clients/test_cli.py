@@ -248,6 +248,8 @@ async def test_verify_a_log_with_broken_fields_fails_in_one_line(
     breakages = {
         "its game 'chess' is not one Lumin hosts": {"game": "chess"},
         "its 'seed' is not hexadecimal": {"seed": "zz"},
+        "its 'seed' is null, but the game is not under way": {"seed": None},
+        "the document's 'status' has the wrong type": {"status": 3},
         "the document's 'records' has the wrong type": {"records": {}},
         "record 1 has no 'events' field": {"records": [document["records"][0], no_events]},
         "record 0's 'seq' has the wrong type": {"records": [{**no_events, "seq": "1"}]},

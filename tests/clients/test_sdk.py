@@ -40,6 +40,7 @@ from protocol.messages import (
     Welcome,
 )
 from server.app import LuminServer
+from server.backup import backup, restore
 from server.config import Settings
 
 
@@ -370,6 +371,48 @@ async def test_the_client_reconnects_and_resumes_after_a_server_restart(
         await ada.close()
         if again is not None:
             await again.stop()
+
+
+async def test_a_room_a_restore_removed_is_dropped_and_said(settings: Settings) -> None:
+    """The server is restored from a backup taken before a game was made: after the restart
+    that game's resume is refused for good, so the client drops it (its copy and summary),
+    keeps why in ``closed`` and says so with a ``Closed`` event; the room the backup holds is
+    resumed as any other."""
+    settings = attrs.evolve(settings, grace=60.0)
+    first = LuminServer(settings)
+    await first.start()
+    port = first.port
+    ada = await LuminClient.connect(f"ws://127.0.0.1:{port}/ws", "Ada", give_up=30)
+    again: LuminServer | None = None
+    try:
+        kept = await ada.create_room("flip_over_frog", seats=[human(), human()], sit=0)
+        await settle(ada, kept)
+        backup_file = settings.data.parent / "before.sqlite3"
+        await asyncio.to_thread(backup, settings.data, backup_file)
+        gone = await ada.create_room("flip_over_frog", seats=[human(), bot()], sit=0)
+        await ada.start(gone)
+        await my_turn(ada, gone)
+        epoch = ada.conn.views[kept].epoch
+        await first.stop()
+        await until(lambda: not ada.online)
+        await asyncio.to_thread(restore, settings.data, backup_file)
+        again = LuminServer(attrs.evolve(settings, port=port))
+        await again.start()
+        async with asyncio.timeout(30):
+            while gone not in ada.closed:
+                await ada.changed(gone)  # the drop wakes this wait
+        closed = ada.closed[gone]
+        assert closed.reason == "no_such_room" and gone in closed.message
+        assert gone not in ada.conn.views and gone not in ada.room_info
+        events = []
+        while not ada.events.empty():
+            events.append(ada.events.get_nowait())
+        assert closed in events
+        await until(lambda: ada.conn.views[kept].epoch != epoch)  # resumed on the new server
+        assert kept in ada.room_info and ada.online
+    finally:
+        await ada.close()
+        await (again or first).stop()
 
 
 async def test_the_client_gives_up_after_its_bound(settings: Settings) -> None:

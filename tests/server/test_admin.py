@@ -160,6 +160,24 @@ async def test_a_room_its_log_and_the_connections(server, connect) -> None:
     assert status == 404 and body["error"] == "no_such_room"
 
 
+async def test_lumin_verify_of_a_live_games_log_says_it_is_not_over(
+    server, connect, tmp_path
+) -> None:
+    """``lumin admin log ROOM > game.json && lumin verify game.json`` mid-game (as
+    docs/operating.md shows it): no MISMATCH, the game is not over yet, exit status 3."""
+    ada = await connect("Ada")
+    room = await playing(ada)
+    while not ada.legal(room):
+        await ada.changed(room)
+    await ada.act(room, to_wire(expand_legal(get_game("flip_over_frog"), ada.legal(room))[0]))
+    code, output = await lumin_admin(server, "log", room)
+    assert code == 0 and json.loads(output)["status"] == "playing"
+    (tmp_path / "game.json").write_text(output)
+    ran = CliRunner().invoke(main, ["verify", str(tmp_path / "game.json")])
+    assert ran.exit_code == 3, ran.output
+    assert "MISMATCH" not in ran.output and "not over yet" in ran.output
+
+
 async def test_closing_a_room_tells_everyone_why_and_records_it_aborted(server, connect) -> None:
     ada, bea = await connect("Ada"), await connect("Bea")
     room = await playing(ada)

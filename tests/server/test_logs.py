@@ -11,6 +11,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import re
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -206,3 +209,64 @@ def test_console_logs_are_for_people_and_debug_adds_requests(tmp_path: Path) -> 
     assert "port=" in listening and "url=ws://127.0.0.1:" in listening
     requests = [line for line in lines if "request " in line and "type=act" in line]
     assert requests and all("room=r" in line and "seconds=" in line for line in requests)
+
+
+#: What must never reach an operator's terminal from a console line: C0 controls but the
+#: newline, DEL, C1 controls, the right-to-left override.
+_RAW = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u202e]")
+
+_CONSOLE_PROGRAM = """
+import structlog
+from server import logs
+
+logs.configure_logging(json=False)
+log = structlog.get_logger("test")
+said = "spam\\x9b31m here\\nlevel=info forged"
+log.info("greeted", name="Ada\\x1b[2J", said=said, rtl="\\u202eabc")
+try:
+    raise ValueError("bad \\x1b[31m value")
+except ValueError:
+    log.exception("failed", who="x\\x07")
+"""
+
+
+def test_console_lines_escape_what_is_not_printable() -> None:
+    """An escape sequence in a name (it would clear the operator's screen), a C1 control, a
+    right-to-left override and a newline (it would forge a line) are written escaped, in a
+    value with spaces or without; a traceback keeps its newlines."""
+    ran = subprocess.run(
+        [sys.executable, "-c", _CONSOLE_PROGRAM],
+        cwd=Path(__file__).resolve().parents[2],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    lines = ran.stderr.splitlines()
+    assert _RAW.search(ran.stderr) is None, ran.stderr
+    greeted, failed, *traceback = lines
+    assert "name=Ada\\x1b[2J" in greeted and "rtl=\\u202eabc" in greeted
+    assert "said='spam\\x9b31m here\\nlevel=info forged'" in greeted
+    assert "who=x\\x07" in failed
+    assert traceback[0] == "Traceback (most recent call last):"
+    assert traceback[-1] == "ValueError: bad \\x1b[31m value"
+
+
+def test_the_hellos_client_field_is_logged_cut_like_a_name(tmp_path: Path) -> None:
+    """The ``client`` a hello says is free text: it is logged without its control characters
+    and cut to a name's length, on a console line as on a JSON one."""
+
+    async def hello(url: str) -> None:
+        async with ws_connect(url) as socket:
+            said = Hello(versions=(6,), name="Ada", client="evil\x1b[2J" + "x" * 300, id=1)
+            await socket.send(encode(said))
+            await socket.recv()  # the welcome
+
+    with serving(tmp_path, "--log-format", "console") as server:
+        asyncio.run(hello(server.url))  # the greeted line is written before the welcome
+        assert server.stop() == 0
+        log = server.log.read_text()
+    assert _RAW.search(log) is None, log
+    (greeted,) = [line for line in log.splitlines() if " greeted " in line]
+    client = re.search(r"\bclient=(\S+)", greeted)
+    assert client is not None and client.group(1) == "evil[2J" + "x" * 17, greeted

@@ -66,3 +66,45 @@ def test_a_command_the_rules_refuse_is_named() -> None:
     record["seat"] = 1 - record["seat"]  # the other player, out of turn
     (problem,) = verify_document(log).problems
     assert problem.startswith(f"record {record['seq']}: the rules refuse it (")
+
+
+def test_a_live_games_log_checks_so_far_and_is_not_over() -> None:
+    """The operator's log of a game under way (the admin API's, ``status`` ``playing``): what
+    it holds so far replays exactly from the revealed seed, which is no mismatch; the report
+    says the game is not over."""
+    log = document()
+    log["records"] = log["records"][: len(log["records"]) // 2]
+    log["status"] = "playing"
+    report = verify_document(log)
+    assert report.problems == () and report.ok
+    assert not report.over and report.status == "playing" and not report.sealed
+    assert report.events == sum(len(r["events"]) for r in log["records"]) > 0
+
+
+def test_a_live_log_that_does_not_replay_is_a_mismatch_all_the_same() -> None:
+    log = document()
+    log["records"] = log["records"][:6]
+    log["status"] = "playing"
+    record = log["records"][3]
+    record["events"] = [*record["events"], record["events"][0]]
+    report = verify_document(log)
+    assert report.problems == (
+        f"record {record['seq']}: the rules give other events than the log records",
+    )
+
+
+def test_a_finished_log_cut_short_is_named_whatever_its_status_says() -> None:
+    log = document()
+    log["records"] = log["records"][:-1]
+    log["status"] = "finished"
+    assert verify_document(log).problems == ("the log ends before the game does",)
+
+
+def test_a_live_log_whose_seed_is_still_secret_checks_only_its_commitment() -> None:
+    """A log of a game under way that keeps its seed and salt secret until the end: nothing
+    can be recomputed yet, which is no mismatch."""
+    log = document()
+    log["records"] = log["records"][:4]
+    log.update(status="playing", seed=None, salt=None)
+    report = verify_document(log)
+    assert report.problems == () and report.sealed and not report.over and report.events == 0
