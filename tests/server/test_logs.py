@@ -253,12 +253,13 @@ def test_console_lines_escape_what_is_not_printable() -> None:
 
 
 def test_the_hellos_client_field_is_logged_cut_like_a_name(tmp_path: Path) -> None:
-    """The ``client`` a hello says is free text: it is logged without its control characters
-    and cut to a name's length, on a console line as on a JSON one."""
+    """The ``client`` a hello says is free text: it is logged without its invisible characters
+    (a control character is refused with the hello, ``bad_field``) and cut to a name's length,
+    on a console line as on a JSON one."""
 
     async def hello(url: str) -> None:
         async with ws_connect(url) as socket:
-            said = Hello(versions=(6,), name="Ada", client="evil\x1b[2J" + "x" * 300, id=1)
+            said = Hello(versions=(6,), name="Ada", client="evil\u202e\u200b[2J" + "x" * 300, id=1)
             await socket.send(encode(said))
             await socket.recv()  # the welcome
 
