@@ -144,6 +144,11 @@ _FLAGS = [
         multiple=True,
         default=(),
     ),
+    _option(
+        "ipv6-prefix",
+        _Number(int, 1, 128),
+        "Bits of an IPv6 address that make its per-address bucket (its /N network).",
+    ),
     _option("rooms-per-identity", _Number(int, 1), "Open rooms one person may have created."),
     _option("rooms-per-address", _Number(int, 1), "Open rooms one address may have created."),
     _option(

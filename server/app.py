@@ -92,7 +92,7 @@ class LuminServer:
         self._loop_lag: asyncio.Task[None] | None = None
         self.recovered = 0
         self.store_open = False
-        #: Every open connection, and how many each client address holds.
+        #: Every open connection, and how many each client address bucket holds.
         self.clients: set[Client] = set()
         self.per_address: collections.Counter[str] = collections.Counter()
         self.http = HttpRoutes(settings, self.hub, self.metrics, self.per_address)
@@ -203,7 +203,7 @@ class LuminServer:
         assert isinstance(socket, ClientSocket)  # serve(create_connection=ClientSocket)
         client = Client(socket, self.hub, self.settings, self.limits)
         self.clients.add(client)
-        self.per_address[client.address] += 1
+        self.per_address[client.address_key] += 1
         self.metrics.connections.inc()
         self.metrics.connections_opened.inc()
         structlog.contextvars.bind_contextvars(connection=client.connection)
@@ -218,9 +218,9 @@ class LuminServer:
             log.info("connection_closed", user=client.user or None, code=code, reason=reason,
                      by=by, cause=cause, seconds=round(time.monotonic() - opened, 3))  # fmt: skip
             self.clients.discard(client)
-            self.per_address[client.address] -= 1
-            if not self.per_address[client.address]:
-                del self.per_address[client.address]
+            self.per_address[client.address_key] -= 1
+            if not self.per_address[client.address_key]:
+                del self.per_address[client.address_key]
             self.metrics.connections.dec()
 
     async def stop(self) -> None:

@@ -61,6 +61,7 @@ class Client:
         self.user = ""
         self.name = ""
         self.address = socket.address
+        self.address_key = socket.address_key
         self.opened = time.time()
         #: This connection in log lines (``connection``): its id's first 8 hex digits.
         self.connection = socket.id.hex[:8]
@@ -136,9 +137,9 @@ class Client:
         """Whether the rate limits let one more message of this person's through (see
         :class:`~server.limits.RateLimits`); a calm person is forgiven past floods."""
         now = time.monotonic()
-        if not self.limits.message(self.person, self.address, now):
+        if not self.limits.message(self.person, self.address_key, now):
             return False
-        if self.floods and self.limits.calm(self.person, self.address, now):
+        if self.floods and self.limits.calm(self.person, self.address_key, now):
             self.floods = 0
         return True
 
@@ -253,7 +254,8 @@ class Client:
             # sends waits in its socket (TCP pushes back), so a flood costs this server a
             # bounded amount of work however fast it comes.
             self._write()
-            await asyncio.sleep(self.limits.next_token(self.person, self.address, time.monotonic()))
+            rest = self.limits.next_token(self.person, self.address_key, time.monotonic())
+            await asyncio.sleep(rest)
             return True
         if isinstance(frame, str):
             self.send(

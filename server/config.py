@@ -121,6 +121,11 @@ class Settings:
     connections_per_address: int = attrs.field(default=100, validator=_within(1))
     #: Proxies (addresses or CIDR networks) whose ``X-Forwarded-For`` names the client.
     trusted_proxies: tuple[str, ...] = attrs.field(default=(), validator=_networks)
+    #: Bits of an IPv6 client address that make its per-address bucket (every per-address
+    #: limit counts the whole network): 64 is the network one household or host is given.
+    ipv6_prefix: int = attrs.field(
+        default=64, validator=[attrs.validators.instance_of(int), _within(1, 128)]
+    )
     #: Open (waiting or playing) rooms one identity, and one address, may have created.
     rooms_per_identity: int = attrs.field(default=10, validator=_within(1))
     rooms_per_address: int = attrs.field(default=50, validator=_within(1))

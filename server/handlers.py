@@ -343,7 +343,7 @@ async def on_claim_name(session: Session, request: ClaimName) -> None:
     if session.session_hash is not None:
         raise Refused(ErrorCode.BAD_FIELD, "This connection is signed in to an account already.")
     account = await session.hub.accounts.claim(
-        session.identity, session.token, request.name, request.password, session.address
+        session.identity, session.token, request.name, request.password, session.address_key
     )
     session.name = account.name
     session.session_hash = digest(session.token)
@@ -356,7 +356,7 @@ async def on_claim_name(session: Session, request: ClaimName) -> None:
 async def on_sign_in(session: Session, request: SignIn) -> None:
     _v5(session, request)
     account, token = await session.hub.accounts.sign_in(
-        request.name, request.password, session.address, "sign_in"
+        request.name, request.password, session.address_key, "sign_in"
     )
     ban = session.hub.bans.of_user(user_id(account.identity))
     if ban is not None:  # a banned account signs in nowhere; its new session is taken back

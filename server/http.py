@@ -28,7 +28,7 @@ from server.admin import ADMIN_PREFIX, AdminApi
 from server.config import Settings
 from server.hub import Hub
 from server.leaderboards import PLAYER_ROUTES
-from server.limits import client_address, parse_networks
+from server.limits import address_key, client_address, parse_networks
 from server.metrics import Metrics
 from server.replay import log_document, may_read
 from server.static import StaticFiles
@@ -45,8 +45,9 @@ READY_TIMEOUT = 2.0
 class HttpRoutes:
     """Answers HTTP requests for one server, from its settings, hub and metrics.
 
-    ``per_address`` is the server's count of open connections by client address (the
-    handshake refuses past ``--connections-per-address``)."""
+    ``per_address`` is the server's count of open connections by client address bucket
+    (:func:`~server.limits.address_key`; the handshake refuses past
+    ``--connections-per-address``)."""
 
     def __init__(
         self,
@@ -138,26 +139,27 @@ class HttpRoutes:
         429 with ``Retry-After`` when the client's address opens connections too fast."""
         assert isinstance(connection, ClientSocket)  # serve(create_connection=ClientSocket)
         address = self.address_of(connection, request)
-        connection.address = address
+        key = address_key(address, self.settings.ipv6_prefix)
+        connection.address, connection.address_key = address, key
         connection.budget = 4 * self.settings.max_frame
         origin = request.headers.get("Origin")
         if not self.origin_allowed(origin, request.headers.get("Host")):
             self._refused("origin", address, origin=origin)
             body = f"Origin {origin} is not allowed to open a Lumin connection.\n"
             return response(HTTPStatus.FORBIDDEN, body.encode(), "text/plain")
-        held = self.per_address[address]
+        held = self.per_address[key]
         if held >= self.settings.connections_per_address:
             self._refused("connections_per_address", address, open=held)
             body = (
-                f"Too many connections from {address}: {held} are open, at most"
+                f"Too many connections from {_shown(key)}: {held} are open, at most"
                 f" {self.settings.connections_per_address}; close one first.\n"
             )
             return response(HTTPStatus.TOO_MANY_REQUESTS, body.encode(), "text/plain")
-        wait = self.hub.limits.connect(address, time.monotonic())
+        wait = self.hub.limits.connect(key, time.monotonic())
         if wait > 0:
             self._refused("connect_rate", address, retry_after=math.ceil(wait))
             body = (
-                f"Too many new connections from {address}: at most"
+                f"Too many new connections from {_shown(key)}: at most"
                 f" {self.settings.connect_rate:g} per second (bursts of"
                 f" {self.settings.connect_burst}); try again in {math.ceil(wait)} s.\n"
             )
@@ -197,6 +199,11 @@ class HttpRoutes:
         if scheme.lower() != "bearer" or not token.strip():
             return None
         return await self.hub.known_user(token.strip())
+
+
+def _shown(key: str) -> str:
+    """A per-address bucket as a refusal names it: an address, or ``the network N``."""
+    return f"the network {key}" if "/" in key else key
 
 
 def response(status: HTTPStatus, body: bytes, kind: str) -> Response:

@@ -229,7 +229,7 @@ class Hub:
             ("You have", sum(r.host == peer.user for r in open_rooms), "rooms_per_identity"),
             (
                 "Your address has",
-                sum(r.address == peer.address for r in open_rooms),
+                sum(r.address == peer.address_key for r in open_rooms),
                 "rooms_per_address",
             ),
         )
@@ -304,7 +304,7 @@ class Hub:
         if self.cluster is not None and (elsewhere := await self.cluster.less_loaded()):
             raise Moved(None, elsewhere.url)  # a valid request: created on the lighter node
         room, stored = self._create(game, options, seats, peer.user, request.private, meta)
-        room.address = peer.address
+        room.address = peer.address_key
         await stored
         return room
 
@@ -509,7 +509,7 @@ class Hub:
         ]
         meta = {k: v for k, v in room.meta.items() if k != "rematch"}
         new, stored = self._create(room.game, room.options, seats, peer.user, room.private, meta)
-        new.address = peer.address
+        new.address = peer.address_key
         room.meta["rematch"] = new.id  # before any await: a second request finds this room
         self.store.update_room(room.id, epoch=room.lease_epoch, meta=room.meta)
         await stored

@@ -83,7 +83,7 @@ class RelayPeer:
         self.node = node
         self.user = f"relay:{node}"
         self.name = f"spectators on {node}"
-        self.address = f"cluster:{node}"
+        self.address = self.address_key = f"cluster:{node}"
         self.muted: set[str] = set()
 
     def send(self, message: Message) -> None:

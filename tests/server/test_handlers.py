@@ -55,6 +55,7 @@ class StandIn:
     name: str = ""
     person: str = "c-stand-in"
     address: str = "127.0.0.1"
+    address_key: str = "127.0.0.1"
     muted: set[str] = attrs.field(factory=set)
     rooms: dict[str, Room] = attrs.field(factory=dict)
     replays: dict[str, Replay] = attrs.field(factory=dict)
