@@ -149,6 +149,16 @@ _FLAGS = [
         _Number(int, 1, 128),
         "Bits of an IPv6 address that make its per-address bucket (its /N network).",
     ),
+    _option(
+        "hash-concurrency",
+        _Number(int, 1, 64),
+        "Password hashes (claims, sign-ins) this node runs at once.",
+    ),
+    _option(
+        "hash-queue",
+        _Number(int, 0, 10_000),
+        "Password hashes that may wait for a turn; past that: try_again.",
+    ),
     _option("rooms-per-identity", _Number(int, 1), "Open rooms one person may have created."),
     _option("rooms-per-address", _Number(int, 1), "Open rooms one address may have created."),
     _option(

@@ -10,11 +10,13 @@ is good only while its session is kept, so revoking a session refuses its token 
 
 Names are compared folded (:func:`name_key`: Unicode NFKC, case-folded, spaces collapsed), so
 ``Ada``, ``ADA`` and a full-width ``Ada`` are one name. Passwords are kept as Argon2id hashes
-(argon2-cffi's defaults), hashed and checked on a worker thread so the event loop never waits
-for them. Sign-in attempts draw on two token buckets, one per folded name and one per client
-address (:class:`server.limits.Buckets`): a name's owner cannot be locked out for long, and
-one address cannot try many names. Claims draw on a bucket per client address too (each
-costs a password hash, and a flood of them would take names wholesale).
+(argon2-cffi's defaults), hashed and checked on worker threads so the event loop never waits
+for them, a bounded number at a time per node (:mod:`server.passwords`: past its queue a
+claim or sign-in is answered ``try_again``). Sign-in attempts draw on two token buckets, one
+per folded name and one per client address (:class:`server.limits.Buckets`): a name's owner
+cannot be locked out for long, and one address cannot try many names. Claims draw on a
+bucket per client address too (each costs a password hash, and a flood of them would take
+names wholesale).
 
 An outside provider's person (:mod:`server.jwtidentity`) gets one session per identity token:
 its secret is derived from the token, so every hello with the same token is the same session
@@ -25,19 +27,18 @@ deleted), and each new identity-token hello deletes the person's sessions whose 
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import re
 import secrets
 import time
 import unicodedata
 
-import argon2
 import attrs
 
 from protocol.errors import ErrorCode
 from server.errors import Refused
 from server.limits import Buckets
+from server.passwords import PasswordHashes
 from server.playerrows import AccountRow, SessionRow
 from server.store import Store
 
@@ -138,15 +139,15 @@ class Identity:
 class Accounts:
     """Accounts kept in ``store``: see the module docstring."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, hashes: PasswordHashes) -> None:
         self.store = store
-        self.hasher = argon2.PasswordHasher()
+        self.hashes = hashes
         self.by_name = Buckets(1 / NAME_EVERY, NAME_BURST)
         self.by_address = Buckets(1 / ADDRESS_EVERY, ADDRESS_BURST)
         self.claims = Buckets(1 / CLAIM_EVERY, CLAIM_BURST)
         #: A password's hash to check against when the name is unknown, so a sign-in takes as
         #: long whether or not the name exists.
-        self._decoy = self.hasher.hash(secrets.token_hex(8))
+        self._decoy = hashes.hasher.hash(secrets.token_hex(8))
 
     async def session_identity(self, token_hash: str) -> str | None:
         """The identity a session token stands for (``None``: no such session), noting its
@@ -176,7 +177,7 @@ class Accounts:
         key = name_key(name)
         if await self.store.get_account(key) is not None:
             raise Refused(ErrorCode.NAME_TAKEN, f"The name {name!r} is claimed by another player.")
-        hashed = await asyncio.to_thread(self.hasher.hash, password)
+        hashed = await self.hashes.hash(password)
         now = time.time()
         account = AccountRow(key, name, identity, hashed, now)
         try:
@@ -199,11 +200,7 @@ class Accounts:
         _take(self.by_name, key, "Too many sign-in attempts for this name")
         account = await self.store.get_account(key)
         hashed = account.password if account is not None else self._decoy
-        try:
-            await asyncio.to_thread(self.hasher.verify, hashed, password)
-        except argon2.exceptions.VerificationError:
-            account = None
-        except argon2.exceptions.InvalidHashError:
+        if not await self.hashes.verify(hashed, password):
             account = None
         if account is None:
             raise Refused(ErrorCode.BAD_CREDENTIALS, "That name and password do not match.")

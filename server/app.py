@@ -260,6 +260,7 @@ class LuminServer:
                 await asyncio.wait_for(self.server.wait_closed(), timeout=5.0)
         if self.hub.cluster is not None:
             await self.hub.cluster.stop()
+        self.hub.accounts.hashes.close()
         with contextlib.suppress(RuntimeError):  # a PostgreSQL store that never opened
             await self.store.aclose()
         if self.lock is not None:

@@ -126,6 +126,11 @@ class Settings:
     ipv6_prefix: int = attrs.field(
         default=64, validator=[attrs.validators.instance_of(int), _within(1, 128)]
     )
+    #: Password hashes (``claim_name``, ``sign_in``) this node runs at once, and how many more
+    #: may wait for one of them; past that a claim or sign-in is answered ``try_again``. One
+    #: Argon2id hash keeps about two cores busy for a tenth of a second.
+    hash_concurrency: int = attrs.field(default=1, validator=_within(1, 64))
+    hash_queue: int = attrs.field(default=8, validator=_within(0, 10_000))
     #: Open (waiting or playing) rooms one identity, and one address, may have created.
     rooms_per_identity: int = attrs.field(default=10, validator=_within(1))
     rooms_per_address: int = attrs.field(default=50, validator=_within(1))

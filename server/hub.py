@@ -51,6 +51,7 @@ from server.jwtidentity import IdentityTokens
 from server.limits import RateLimits
 from server.metrics import Metrics
 from server.ownership import Ownership
+from server.passwords import PasswordHashes
 from server.quickplay import QuickPlay
 from server.ratings import Player, Ratings, is_rated, pool_of
 from server.relay import HAND_OVER_WAIT, Relays, RemoteRoom
@@ -80,7 +81,9 @@ class Hub:
         #: Quick play's queue (``play_now``).
         self.quickplay = QuickPlay(self)
         #: Claimed names, sign-ins and sessions.
-        self.accounts = Accounts(store)
+        self.accounts = Accounts(
+            store, PasswordHashes(settings.hash_concurrency, settings.hash_queue)
+        )
         #: The operator's outside identity provider (``hello``'s ``jwt``), if configured.
         self.identity_tokens: IdentityTokens | None = None
         if settings.jwt_key is not None or settings.jwt_jwks is not None:

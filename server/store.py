@@ -33,10 +33,8 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import json
-import os
 import queue
 import sqlite3
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -48,6 +46,7 @@ import msgpack
 
 from server import playerrows as pr
 from server.playerrows import AccountRow, RatingRow, ResultRow, SessionRow
+from server.threads import yielding_pool
 
 __all__ = [
     "BAN_KINDS",
@@ -365,13 +364,6 @@ class Store(Protocol):
         ...
 
 
-def _lowest_priority() -> None:
-    """Give the calling thread the lowest scheduling priority (Linux, where a thread's nice
-    value is its own); elsewhere leave it as it is."""
-    if sys.platform.startswith("linux"):
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
-
-
 def _pack(value: Any) -> bytes:
     return msgpack.packb(value, use_bin_type=True)
 
@@ -478,9 +470,7 @@ class EventStore:
         stall every room for a scheduler time slice now and then, while at the lowest it only
         runs when the loop leaves it room."""
         if self._background is None:
-            self._background = concurrent.futures.ThreadPoolExecutor(
-                max_workers=1, thread_name_prefix="lumin-checkpoint", initializer=_lowest_priority
-            )
+            self._background = yielding_pool(1, "lumin-checkpoint")
         await asyncio.get_running_loop().run_in_executor(self._background, self.checkpoint)
 
     def _upgrade(self) -> int:

@@ -5,8 +5,12 @@ token is refused and its connection closed), and sign-in attempts are rate limit
 
 from __future__ import annotations
 
+import asyncio
+import threading
 import time
+from pathlib import Path
 
+import argon2
 import pytest
 
 from clients.sdk import LuminClient, ServerError, human
@@ -21,8 +25,11 @@ from protocol.messages import (
     SignIn,
 )
 from server.accounts import CLAIM_BURST
+from server.app import LuminServer
+from server.config import Settings
 from server.handlers import MAX_SET_NAME
 from server.store import Ban
+from tests.server.conftest import TEST_LIMITS
 from tests.server.test_cluster import until
 
 
@@ -196,3 +203,69 @@ async def test_a_hello_name_is_cut_to_the_set_name_limit(connect) -> None:
     while room not in long.room_info:
         await long.changed(room, timeout=5)
     assert long.room_info[room].seats[0].name == "N" * MAX_SET_NAME
+
+
+class _GatedHasher(argon2.PasswordHasher):
+    """Argon2 whose checks wait for ``gate``: the test decides when a hash finishes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gate = threading.Event()
+        self.gate.set()
+
+    def verify(self, hash: str | bytes, password: str | bytes) -> bool:
+        self.gate.wait(30)
+        return super().verify(hash, password)
+
+
+async def test_password_hashes_are_bounded_per_node_and_past_the_queue_try_again(
+    tmp_path: Path,
+) -> None:
+    """One hash at a time and two waiting (``--hash-concurrency 1 --hash-queue 2``): while
+    they are busy, a fourth sign-in is answered ``try_again`` at once with a sentence, the
+    node answers pings meanwhile, and once the hashes are done an honest sign-in gets in."""
+    settings = Settings(
+        port=0, data=tmp_path / "data", hash_concurrency=1, hash_queue=2, **TEST_LIMITS
+    )
+    lumin = LuminServer(settings)
+    await lumin.start()
+    url = f"ws://127.0.0.1:{lumin.port}/ws"
+    hashes = lumin.hub.accounts.hashes
+    hasher = _GatedHasher()
+    hashes.hasher = hasher
+    clients: list[LuminClient] = []
+    try:
+        ada = await LuminClient.connect(url, "Ada")
+        clients.append(ada)
+        await ada.request(ClaimName(name="Ada", password="correct horse"))
+        guessers = [await LuminClient.connect(url, f"G{n}") for n in range(4)]
+        clients += guessers
+        for guesser in guessers:
+            guesser.TRY_AGAIN_TIMES = 0  # see the server's first answer
+        hasher.gate.clear()
+        waiting = [
+            asyncio.create_task(g.request(SignIn(name=f"Nobody{n}", password="a guess!")))
+            for n, g in enumerate(guessers[:3])
+        ]
+        await until(lambda: hashes.pending == 3)
+        with pytest.raises(ServerError) as busy:
+            await asyncio.wait_for(
+                guessers[3].request(SignIn(name="Ada", password="correct horse")), 5
+            )
+        assert busy.value.code == "try_again"
+        assert "try again" in busy.value.message
+        await asyncio.wait_for(ada.ping(), 5)  # the loop is free while the hashes wait
+        assert not any(task.done() for task in waiting)
+        hasher.gate.set()
+        for task in waiting:
+            with pytest.raises(ServerError) as wrong:
+                await task
+            assert wrong.value.code == "bad_credentials"
+        assert hashes.pending == 0
+        signed = await guessers[3].request(SignIn(name="Ada", password="correct horse"))
+        assert isinstance(signed, Account) and signed.user == ada.user
+    finally:
+        hasher.gate.set()
+        for client in clients:
+            await client.close()
+        await lumin.stop()
