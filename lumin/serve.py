@@ -184,6 +184,11 @@ _FLAGS = [
         "Days an unclaimed guest identity is kept after its last hello.",
     ),
     _option(
+        "session-lifetime",
+        _Number(float, 0, 36_500, above=True),
+        "Days an account's session lasts after its last use.",
+    ),
+    _option(
         "resume-window",
         _Number(float, 0),
         "Seconds a viewer's deltas are kept after its last connection left.",

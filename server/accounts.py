@@ -18,16 +18,25 @@ cannot be locked out for long, and one address cannot try many names. Claims dra
 bucket per client address too (each costs a password hash, and a flood of them would take
 names wholesale).
 
+A session lasts ``--session-lifetime`` days after its last use (a hello with its token); then
+its token is refused, but its row is kept :data:`KNOWN_DEVICE_DAYS` more as the mark of a
+device that was signed in (:meth:`Accounts.sign_in`); the sweep forgets it after that.
+
 An outside provider's person (:mod:`server.jwtidentity`) gets one session per identity token:
-its secret is derived from the token, so every hello with the same token is the same session
-(no new row each time), and the session ends with the token's ``exp``: the row's ``client``
-says ``jwt until <exp>``, a hello with the session's token after that is refused (the row is
-deleted), and each new identity-token hello deletes the person's sessions whose token expired.
+its secret is derived from the token with an HMAC keyed with the store's session secret (made
+at the first start, shared by every node and carried by backups), so every hello with the
+same token is the same session (no new row each time) and nobody holding only the identity
+token can make it. The session ends at the token's ``exp`` (the row's ``expires``; its
+``client`` says ``jwt until <exp>``): a hello or an HTTP bearer with the session's token after
+that is refused (the row is deleted), each new identity-token hello deletes the person's
+sessions whose token expired, and the sweep closes connections still open on it
+(:meth:`server.hub.Hub.end_sessions`).
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import re
 import secrets
 import time
@@ -67,6 +76,10 @@ ADDRESS_BURST, ADDRESS_EVERY = 20, 3.0
 CLAIM_BURST, CLAIM_EVERY = 5, 30.0
 #: How a session made by an identity token names its client (and the token's expiry).
 JWT_CLIENT = "jwt until "
+#: Days an account's ended session (its lifetime past since its last use; a revoked one is
+#: deleted at once) is kept after it ended: the device that held it is still a known device
+#: of the account (see :meth:`Accounts.sign_in`).
+KNOWN_DEVICE_DAYS = 365.0
 
 
 def digest(token: str) -> str:
@@ -93,14 +106,10 @@ def name_key(name: str) -> str:
     return re.sub(r"\s+", " ", shown).strip()
 
 
-def _expires(session: SessionRow) -> float:
-    """When ``session`` ends: an identity token's at the token's ``exp``, others never."""
-    if session.client.startswith(JWT_CLIENT):
-        try:
-            return float(session.client.removeprefix(JWT_CLIENT))
-        except ValueError:
-            return 0.0
-    return float("inf")
+def session_end(session: SessionRow, lifetime: float) -> float:
+    """When ``session`` ends: an identity token's at the token's ``exp``, an account's
+    ``lifetime`` seconds after its last use."""
+    return session.expires if session.expires is not None else session.last_seen + lifetime
 
 
 def _check_name(name: str) -> str:
@@ -123,13 +132,15 @@ def _check_password(password: str) -> None:
 class Identity:
     """Who a connection is: the identity's token hash, its user id, the secret token it may
     say again, whether the token it said was known, the account's name (``None`` for a
-    guest) and the session's token hash (accounts' connections)."""
+    guest), the session's token hash (accounts' connections) and when the session ends if
+    that is fixed (an identity token's ``exp``)."""
 
     identity: str
     token: str
     known: bool
     name: str | None = None
     session: str | None = None
+    ends: float | None = None
 
     @property
     def user(self) -> str:
@@ -139,9 +150,13 @@ class Identity:
 class Accounts:
     """Accounts kept in ``store``: see the module docstring."""
 
-    def __init__(self, store: Store, hashes: PasswordHashes) -> None:
+    def __init__(self, store: Store, hashes: PasswordHashes, session_lifetime: float) -> None:
         self.store = store
         self.hashes = hashes
+        #: Seconds an account's session lasts after its last use.
+        self.session_lifetime = session_lifetime
+        #: The key identity-token sessions are derived with (the store's, read once).
+        self._secret: bytes | None = None
         self.by_name = Buckets(1 / NAME_EVERY, NAME_BURST)
         self.by_address = Buckets(1 / ADDRESS_EVERY, ADDRESS_BURST)
         self.claims = Buckets(1 / CLAIM_EVERY, CLAIM_BURST)
@@ -149,19 +164,35 @@ class Accounts:
         #: long whether or not the name exists.
         self._decoy = hashes.hasher.hash(secrets.token_hex(8))
 
-    async def session_identity(self, token_hash: str) -> str | None:
-        """The identity a session token stands for (``None``: no such session), noting its
-        use."""
+    async def load_secret(self) -> bytes:
+        """The store's session secret (made at the first start), read once."""
+        if self._secret is None:
+            self._secret = await self.store.session_secret()
+        return self._secret
+
+    async def live_session(self, token_hash: str) -> SessionRow | None:
+        """The session of a token hash while it lasts (``None``: none, or it ended). An
+        identity token's session past the token's ``exp`` is deleted; an account's past its
+        lifetime is kept for a while as the mark of a known device."""
         session = await self.store.get_session(token_hash)
         if session is None:
             return None
-        now = time.time()
-        if _expires(session) < now:  # an identity token's session, past the token's exp
-            self.store.delete_sessions(session.identity, [token_hash])
+        if session_end(session, self.session_lifetime) < time.time():
+            if session.expires is not None:
+                self.store.delete_sessions(session.identity, [token_hash])
             return None
+        return session
+
+    async def session_identity(self, token_hash: str) -> SessionRow | None:
+        """The session a hello's token stands for while it lasts (``None``: no such session,
+        or it ended), noting its use."""
+        session = await self.live_session(token_hash)
+        if session is None:
+            return None
+        now = time.time()
         self.store.touch_session(token_hash, now)
         self.store.touch_identity(session.identity, now)
-        return session.identity
+        return session
 
     async def claim(
         self, identity: str, token: str, name: str, password: str, address: str = ""
@@ -213,19 +244,27 @@ class Accounts:
         """The session token of an outside provider's person (``identity``) for the identity
         token ``jwt``, which expires at ``expires``: the same for every hello with that token
         (made at the first), ending with it; the person's sessions of expired tokens go."""
-        token = "j" + hashlib.sha256(b"lumin session\0" + jwt.encode()).hexdigest()
+        secret = await self.load_secret()
+        token = "j" + hmac.new(secret, b"lumin session\0" + jwt.encode(), "sha256").hexdigest()
         hashed, at = digest(token), time.time()
         rows = await self.store.get_sessions(identity)
-        stale = [row.token_hash for row in rows if _expires(row) < at]
+        stale = [
+            row.token_hash
+            for row in rows
+            if row.expires is not None and session_end(row, self.session_lifetime) < at
+        ]
         if stale:
             await self.store.delete_sessions(identity, stale)
         if not any(row.token_hash == hashed for row in rows):
             client = f"{JWT_CLIENT}{expires:.0f}"
-            await self.store.save_session(SessionRow(hashed, identity, at, at, client))
+            await self.store.save_session(SessionRow(hashed, identity, at, at, client, expires))
         return token
 
     async def sessions(self, identity: str) -> list[SessionRow]:
-        return await self.store.get_sessions(identity)
+        """The identity's sessions that have not ended, oldest first."""
+        now = time.time()
+        rows = await self.store.get_sessions(identity)
+        return [row for row in rows if session_end(row, self.session_lifetime) >= now]
 
     async def revoke(self, identity: str, session: str | None, keep: str | None) -> list[str]:
         """Revoke the identity's session whose public id is ``session``, or every session but

@@ -125,6 +125,7 @@ class LuminServer:
                 f"cannot open the store {shown_url(self.settings.store)}: {error}"
             ) from None
         await self.hub.reload_bans()
+        await self.hub.accounts.load_secret()  # made at the first start, shared by every node
         if self.settings.redis is not None:  # in the registry before the rooms come back
             await self._join_cluster(listening.getsockname()[1])
         if self.hub.ownership is not None:  # renewing from the first claim of the recovery

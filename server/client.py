@@ -357,12 +357,12 @@ class Client:
         room = seen.room if seen.type == Act.TYPE else None
         self.send_frame(encode_refusal(ErrorCode.RATE_LIMITED.value, text, seen.id, room))
 
-    def signed_out(self) -> None:
-        """The account session of this connection was revoked: say ``bye`` (``signed_out``)
-        and close (1000)."""
+    def signed_out(self, message: str = "This session was revoked; sign in again.") -> None:
+        """The account session of this connection was revoked, or ended: say ``bye``
+        (``signed_out``) with ``message`` and close (1000)."""
         if self.dropped:
             return
-        self.send(Bye(code="signed_out", message="This session was revoked; sign in again."))
+        self.send(Bye(code="signed_out", message=message))
         self._write()
         self.hub.spawn(self.socket.close(1000, "session revoked"))
 

@@ -157,6 +157,9 @@ class Settings:
     #: Days an unclaimed guest identity is kept after its last hello; then its token is
     #: forgotten (claimed identities, accounts', are kept).
     guest_retention_days: float = attrs.field(default=90.0, validator=_within(0, above=True))
+    #: Days an account's session lasts after its last use (a hello with its token); then the
+    #: token is refused (``bad_token``) and the player signs in again.
+    session_lifetime: float = attrs.field(default=30.0, validator=_within(0, 36_500, above=True))
     #: Deltas kept per room for resume; older resumes get a snapshot.
     history: int = attrs.field(default=256, validator=_within(1))
     #: Seconds a viewer's deltas are still made after its last connection left, so a quick

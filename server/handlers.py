@@ -127,8 +127,9 @@ class Session(Peer, Protocol):
     token: str
     session_hash: str | None
 
-    def signed_out(self) -> None:
-        """The connection's session was revoked: say ``bye`` (``signed_out``) and close."""
+    def signed_out(self, message: str = ...) -> None:
+        """The connection's session was revoked, or ended: say ``bye`` (``signed_out``) with
+        ``message`` and close."""
         ...
 
     def banish(self, message: str, bye: bool = True) -> None:
@@ -218,6 +219,8 @@ async def on_hello(session: Session, hello: Hello) -> None:
         session.identity, session.session_hash = who.identity, who.session
         if who.session is not None:
             session.hub.signed_in.setdefault(who.session, set()).add(session)
+            if who.ends is not None:
+                session.hub.session_ends[who.session] = who.ends
         ban = session.hub.bans.of_user(user)
     if ban is not None:
         refusal = Error(
@@ -310,10 +313,9 @@ async def _outside_identity(session: Session, hello: Hello) -> Identity | None:
     # The provider's name is a guest's as far as local accounts go: a claimed one is marked.
     name = await _guest_name(session, _hello_name(said)[:MAX_NAME].rstrip(), identity)
     await session.hub.store.claim_identity(identity, name, time.time())
-    token = await session.hub.accounts.token_session(
-        identity, hello.jwt or "", float(claims["exp"])
-    )
-    return Identity(identity, token, True, name, digest(token))
+    expires = float(claims["exp"])
+    token = await session.hub.accounts.token_session(identity, hello.jwt or "", expires)
+    return Identity(identity, token, True, name, digest(token), expires)
 
 
 def _v5(session: Session, message: Message) -> None:

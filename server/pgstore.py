@@ -19,6 +19,7 @@ writers racing for the same ``seq`` can never fork a log: one of them is refused
 from __future__ import annotations
 
 import asyncio
+import secrets
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
@@ -51,7 +52,7 @@ __all__ = ["SCHEMA_VERSION", "Lease", "PostgresStore"]
 log = structlog.get_logger("lumin.store")
 
 #: The newest schema version this code writes (``lumin_schema.version``).
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 _VERSION_1 = """
 CREATE TABLE rooms (
@@ -133,8 +134,18 @@ CREATE INDEX identities_unseen ON identities (last_seen) WHERE NOT claimed;
 #: (:mod:`server.playerrows`).
 _VERSION_5 = ";\n".join(pr.schema(postgres=True))
 
+#: Version 6: a session's fixed end and the server's secrets (as SQLite's version 5).
+_VERSION_6 = ";\n".join(pr.schema(postgres=True, text=pr.SESSION_ENDS))
+
 #: The DDL of each step: ``_MIGRATIONS[v]`` turns version ``v`` into ``v + 1``.
-_MIGRATIONS: list[str] = [_VERSION_1, _VERSION_2, _VERSION_3, _VERSION_4, _VERSION_5]
+_MIGRATIONS: list[str] = [
+    _VERSION_1,
+    _VERSION_2,
+    _VERSION_3,
+    _VERSION_4,
+    _VERSION_5,
+    _VERSION_6,
+]
 
 #: The advisory lock key nodes take while they migrate (any constant shared by every node).
 _MIGRATION_LOCK = 0x4C554D494E  # "LUMIN"
@@ -654,6 +665,20 @@ class PostgresStore:
             identity,
             list(token_hashes),
         )
+
+    def delete_sessions_ended_before(self, cutoff: float, lifetime: float) -> asyncio.Future[None]:
+        """See :meth:`server.store.Store.delete_sessions_ended_before`."""
+        return self._execute(pr.numbered(pr.DELETE_ENDED_SESSIONS), cutoff, cutoff - lifetime)
+
+    async def session_secret(self) -> bytes:
+        """See :meth:`server.store.Store.session_secret` (nodes starting together agree: the
+        first insert wins, every node reads it)."""
+        await self.pool.execute(
+            "INSERT INTO secrets (name, value) VALUES ('session', $1)"
+            " ON CONFLICT (name) DO NOTHING",
+            secrets.token_bytes(32),
+        )
+        return bytes(await self.pool.fetchval("SELECT value FROM secrets WHERE name = 'session'"))
 
     def _many(self, sql: str, rows: list[tuple[Any, ...]]) -> asyncio.Future[None]:
         async def write(connection: asyncpg.Connection) -> None:

@@ -16,6 +16,7 @@ import attrs
 
 __all__ = [
     "ACCOUNT_COLUMNS",
+    "DELETE_ENDED_SESSIONS",
     "HIGH_SCORE_KEYS",
     "INSERT_ACCOUNT",
     "INSERT_RESULT",
@@ -25,6 +26,7 @@ __all__ = [
     "RESULT_SELECT",
     "SCHEMA",
     "SESSION_COLUMNS",
+    "SESSION_ENDS",
     "UPSERT_RATING",
     "AccountRow",
     "RatingRow",
@@ -56,13 +58,16 @@ class AccountRow:
 @attrs.frozen
 class SessionRow:
     """A signed-in session of an account: the hash of its secret token, the identity it
-    stands for, when it was made and last used, and the client that made it."""
+    stands for, when it was made and last used, the client that made it, and when it ends
+    when that is fixed (an identity token's ``exp``; ``None``: an account's session, which
+    ends the server's session lifetime after its last use)."""
 
     token_hash: str
     identity: str
     created: float
     last_seen: float
     client: str = ""
+    expires: float | None = None
 
 
 @attrs.frozen
@@ -111,7 +116,7 @@ class ResultRow:
 
 
 ACCOUNT_COLUMNS = ("key", "name", "identity", "password", "created")
-SESSION_COLUMNS = ("token_hash", "identity", "created", "last_seen", "client")
+SESSION_COLUMNS = ("token_hash", "identity", "created", "last_seen", "client", "expires")
 RESULT_COLUMNS = (
     "room", "seat", "player", "name", "game", "pool", "rank", "forfeit", "finished", "rated",
     "before", "after",
@@ -127,8 +132,32 @@ MARK_CLAIMED = (
     " AND EXISTS (SELECT 1 FROM accounts WHERE identity = ?)"
 )
 INSERT_SESSION = (
-    "INSERT INTO sessions (token_hash, identity, created, last_seen, client) VALUES (?, ?, ?, ?, ?)"
+    "INSERT INTO sessions (token_hash, identity, created, last_seen, client, expires)"
+    " VALUES (?, ?, ?, ?, ?, ?)"
 )
+#: Forget the sessions that ended before a time: those whose end is fixed (``expires``)
+#: before the first value, the others (an account's) last used before the second.
+DELETE_ENDED_SESSIONS = (
+    "DELETE FROM sessions WHERE (expires IS NOT NULL AND expires < ?)"
+    " OR (expires IS NULL AND last_seen < ?)"
+)
+#: The statements that add session ends and the server's secrets (SQLite's version 5,
+#: PostgreSQL's version 6), through :func:`schema`'s types: a session's ``expires`` (an
+#: identity token's ``exp``), indexes for the sweep that forgets ended sessions, and
+#: ``secrets``, the values every node of a cluster shares (the key session tokens are
+#: derived with). Identity-token sessions kept before are deleted: their tokens were the
+#: identity token's plain hash, which anyone holding that token could make (the person's
+#: next hello with an identity token makes a new session).
+SESSION_ENDS = """
+ALTER TABLE sessions ADD COLUMN expires REAL;
+CREATE INDEX sessions_expires ON sessions (expires);
+CREATE INDEX sessions_last_seen ON sessions (last_seen);
+DELETE FROM sessions WHERE client LIKE 'jwt until %';
+CREATE TABLE secrets (
+    name TEXT PRIMARY KEY,
+    value BLOB NOT NULL
+);
+"""
 UPSERT_RATING = (
     "INSERT INTO ratings (player, game, pool, name, mu, sigma, games, updated)"
     " VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
@@ -242,9 +271,12 @@ ALTER TABLE high_scores ADD COLUMN player_id TEXT;
 """
 
 
-def schema(postgres: bool) -> list[str]:
-    """The statements of :data:`SCHEMA` for one database."""
-    text = SCHEMA.replace(" REAL", " DOUBLE PRECISION") if postgres else SCHEMA
+def schema(postgres: bool, text: str = SCHEMA) -> list[str]:
+    """The statements of :data:`SCHEMA` (or another of this module's schema steps) for one
+    database: SQLite's ``REAL`` and ``BLOB`` are PostgreSQL's ``DOUBLE PRECISION`` and
+    ``BYTEA``."""
+    if postgres:
+        text = text.replace(" REAL", " DOUBLE PRECISION").replace(" BLOB", " BYTEA")
     return [statement.strip() for statement in text.split(";") if statement.strip()]
 
 

@@ -34,6 +34,7 @@ import asyncio
 import concurrent.futures
 import json
 import queue
+import secrets
 import sqlite3
 import threading
 import time
@@ -78,8 +79,8 @@ DURABILITY_MODES = ("process", "fsync")
 #: it migrates it (:data:`_MIGRATIONS`). Version 2 adds ``bans``; version 3 an identity's
 #: ``last_seen`` and ``claimed``; version 4
 #: accounts, sessions, ratings, results and a high score's player id
-#: (:mod:`server.playerrows`).
-SCHEMA_VERSION = 4
+#: (:mod:`server.playerrows`); version 5 a session's fixed end and the server's secrets.
+SCHEMA_VERSION = 5
 
 #: What a ban names: a person (their identity's user id) or a client address.
 BAN_KINDS = ("identity", "address")
@@ -280,6 +281,18 @@ class Store(Protocol):
         self, identity: str, token_hashes: Sequence[str] | None = None
     ) -> asyncio.Future[None]:
         """Revoke the identity's sessions with those token hashes (every one: ``None``)."""
+        ...
+
+    def delete_sessions_ended_before(self, cutoff: float, lifetime: float) -> asyncio.Future[None]:
+        """Forget every session that ended before ``cutoff``: one whose end is fixed
+        (``expires``) before it, an account's (no ``expires``) last used ``lifetime`` seconds
+        before it."""
+        ...
+
+    async def session_secret(self) -> bytes:
+        """The secret session tokens are derived with (32 random bytes): made the first time
+        it is asked for and kept in the store, so every node sharing the store, and a backup
+        of it, has the same."""
         ...
 
     def save_ratings(self, rows: Sequence[RatingRow]) -> asyncio.Future[None]:
@@ -801,6 +814,23 @@ class EventStore:
             [(identity, token_hash) for token_hash in token_hashes],
         )
 
+    def delete_sessions_ended_before(self, cutoff: float, lifetime: float) -> asyncio.Future[None]:
+        """See :meth:`Store.delete_sessions_ended_before`."""
+        return self._submit(pr.DELETE_ENDED_SESSIONS, (cutoff, cutoff - lifetime))
+
+    async def session_secret(self) -> bytes:
+        """See :meth:`Store.session_secret`."""
+        read = "SELECT value FROM secrets WHERE name = 'session'"
+        row = self._reader.execute(read).fetchone()
+        if row is None:
+            await self._submit(
+                "INSERT INTO secrets (name, value) VALUES ('session', ?)"
+                " ON CONFLICT (name) DO NOTHING",
+                (secrets.token_bytes(32),),
+            )
+            row = self._reader.execute(read).fetchone()
+        return bytes(row[0])
+
     def save_ratings(self, rows: Sequence[RatingRow]) -> asyncio.Future[None]:
         """Keep ratings (replacing each player's in that game and pool), all or none."""
         return self._submit(pr.UPSERT_RATING, [attrs.astuple(row) for row in rows])
@@ -1061,6 +1091,13 @@ def _version_4(connection: sqlite3.Connection) -> None:
         connection.execute(statement)
 
 
+def _version_5(connection: sqlite3.Connection) -> None:
+    """Version 4 to 5: a session's ``expires`` and the server's ``secrets``
+    (:data:`server.playerrows.SESSION_ENDS`); identity-token sessions kept before go."""
+    for statement in pr.schema(postgres=False, text=pr.SESSION_ENDS):
+        connection.execute(statement)
+
+
 #: Rated games' rooms: retention keeps them, so every rating can be recomputed from the logs.
 _RATED_ROOMS = "SELECT room FROM results WHERE rated"
 
@@ -1071,6 +1108,7 @@ _MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _version_2,
     _version_3,
     _version_4,
+    _version_5,
 ]
 
 

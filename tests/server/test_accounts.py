@@ -24,7 +24,7 @@ from protocol.messages import (
     SetName,
     SignIn,
 )
-from server.accounts import CLAIM_BURST
+from server.accounts import CLAIM_BURST, digest
 from server.app import LuminServer
 from server.config import Settings
 from server.handlers import MAX_SET_NAME
@@ -269,3 +269,40 @@ async def test_password_hashes_are_bounded_per_node_and_past_the_queue_try_again
         for client in clients:
             await client.close()
         await lumin.stop()
+
+
+async def test_an_account_session_ends_its_lifetime_after_its_last_use(
+    connect, server, url
+) -> None:
+    """A session last used just within ``--session-lifetime`` days still says hello (and
+    that use counts); one unused for longer is refused (``bad_token``: a new guest identity),
+    is no longer listed, and is no HTTP bearer."""
+    ada = await connect("Ada")
+    await ada.request(ClaimName(name="Ada", password="correct horse"))
+    phone = await connect("x")
+    signed = await phone.request(SignIn(name="Ada", password="correct horse"))
+    assert isinstance(signed, Account)
+    hub, hashed = server.hub, digest(signed.token)
+    lifetime = server.settings.session_lifetime * 86400
+    await hub.store.touch_session(hashed, time.time() - lifetime + 60)
+    back = await connect("x", token=signed.token)
+    assert back.user == ada.user
+    for _ in range(100):  # the hello's note of the use is a queued write
+        session = await hub.store.get_session(hashed)
+        assert session is not None
+        if session.last_seen > time.time() - 60:
+            break
+        await asyncio.sleep(0.05)
+    assert session.last_seen > time.time() - 60, "the use counted"
+    await hub.store.touch_session(hashed, time.time() - lifetime - 60)
+    again = await LuminClient.connect(url, "x", token=signed.token, new_identity=True)
+    try:
+        assert again.token_refused is not None and again.token_refused.code == "bad_token"
+        assert again.user != ada.user
+    finally:
+        await again.close()
+    listed = await ada.request(ListSessions())
+    assert isinstance(listed, Sessions)
+    assert signed.session not in [s.session for s in listed.sessions]
+    assert await hub.known_user(signed.token) is None
+    assert await hub.known_user(ada.token) == ada.user

@@ -64,8 +64,8 @@ class StandIn:
     token: str = ""
     session_hash: str | None = None
 
-    def signed_out(self) -> None:
-        self.sent.append(Bye(code="signed_out"))
+    def signed_out(self, message: str = "") -> None:
+        self.sent.append(Bye(code="signed_out", message=message))
 
     def send(self, message: Message) -> None:
         self.sent.append(message)

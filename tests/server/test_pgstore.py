@@ -182,6 +182,11 @@ async def test_every_older_schema_version_migrates_to_the_newest(
             )
         if version >= 4:
             await connection.execute("INSERT INTO identities VALUES ('h4', 'Bea', 1.0, 50.0, TRUE)")
+        if version >= 5:  # an account's session, and an identity token's (derived from it alone)
+            await connection.execute(
+                "INSERT INTO sessions VALUES ('s-account', 'h4', 1.0, 50.0, 'sign_in'),"
+                " ('s-jwt', 'h5', 1.0, 50.0, 'jwt until 9e9')"
+            )
     finally:
         await connection.close()
     store = PostgresStore(postgres_url)
@@ -209,6 +214,13 @@ async def test_every_older_schema_version_migrates_to_the_newest(
         assert await store.get_ratings("flip_over_frog") == [rating]
         await store.add_high_score("Ada", 3, "gold", "r1", 9.0, player_id="u1")
         assert [s["player_id"] for s in await store.get_high_scores(player_id="u1")] == ["u1"]
+        # Version 6: an account's session is kept with no fixed end, an identity token's
+        # kept before is gone, and the session secret is made and kept.
+        if version >= 5:
+            assert (await store.get_session("s-account")).expires is None  # type: ignore[union-attr]
+            assert await store.get_session("s-jwt") is None
+        secret = await store.session_secret()
+        assert len(secret) == 32 and await store.session_secret() == secret
     finally:
         await store.aclose()
         await reset_postgres(postgres_url)

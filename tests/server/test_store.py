@@ -286,6 +286,9 @@ async def test_every_older_schema_version_migrates_to_the_newest(
         old.execute("INSERT INTO bans VALUES ('address', '203.0.113.9', 'flood', 5.0)")
     if version >= 3:
         old.execute("INSERT INTO identities VALUES ('h3', 'Bea', 1.0, 50.0, 1)")
+    if version >= 4:  # an account's session, and an identity token's (derived from it alone)
+        old.execute("INSERT INTO sessions VALUES ('s-account', 'h3', 1.0, 50.0, 'sign_in')")
+        old.execute("INSERT INTO sessions VALUES ('s-jwt', 'h4', 1.0, 50.0, 'jwt until 9e9')")
     old.close()
     store = EventStore(path)
     try:
@@ -311,6 +314,13 @@ async def test_every_older_schema_version_migrates_to_the_newest(
         assert [r.mu for r in await store.get_ratings("flip_over_frog")] == [27.0]
         await store.add_high_score("Ada", 3, "gold", "r1", 9.0, player_id="u1")
         assert [s["player_id"] for s in store.high_scores(player_id="u1")] == ["u1"]
+        # Version 5: an account's session is kept with no fixed end, an identity token's
+        # kept before is gone, and the session secret is made and kept.
+        if version >= 4:
+            assert (await store.get_session("s-account")).expires is None  # type: ignore[union-attr]
+            assert await store.get_session("s-jwt") is None
+        secret = await store.session_secret()
+        assert len(secret) == 32 and await store.session_secret() == secret
     finally:
         store.close()
 
