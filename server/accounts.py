@@ -12,11 +12,13 @@ Names are compared folded (:func:`name_key`: Unicode NFKC, case-folded, spaces c
 ``Ada``, ``ADA`` and a full-width ``Ada`` are one name. Passwords are kept as Argon2id hashes
 (argon2-cffi's defaults), hashed and checked on worker threads so the event loop never waits
 for them, a bounded number at a time per node (:mod:`server.passwords`: past its queue a
-claim or sign-in is answered ``try_again``). Sign-in attempts draw on two token buckets, one
-per folded name and one per client address (:class:`server.limits.Buckets`): a name's owner
-cannot be locked out for long, and one address cannot try many names. Claims draw on a
-bucket per client address too (each costs a password hash, and a flood of them would take
-names wholesale).
+claim or sign-in is answered ``try_again``). Failed sign-ins draw on token buckets
+(:class:`server.limits.Buckets`): per client address, per name from one address, and per
+name from the devices its account does not know (:meth:`Accounts.sign_in`), so one address
+cannot try many names, guessing at one name stays bounded from everywhere together, and a
+device that signed in to the account before is never locked out by a stranger's guesses.
+Claims draw on a bucket per client address too (each costs a password hash, and a flood of
+them would take names wholesale).
 
 A session lasts ``--session-lifetime`` days after its last use (a hello with its token); then
 its token is refused, but its row is kept :data:`KNOWN_DEVICE_DAYS` more as the mark of a
@@ -41,6 +43,7 @@ import re
 import secrets
 import time
 import unicodedata
+from collections.abc import Iterable
 
 import attrs
 
@@ -68,10 +71,18 @@ MAX_NAME = 24
 #: Characters a password has at least, and at most (so hashing one costs a bounded time).
 MIN_PASSWORD = 8
 MAX_PASSWORD = 256
-#: Sign-in attempts per folded name: a burst, then one per this many seconds.
-NAME_BURST, NAME_EVERY = 5, 12.0
-#: Sign-in attempts per client address: a burst, then one per this many seconds.
+#: Failed sign-ins per client address (over every name): a burst, then one per this many
+#: seconds.
 ADDRESS_BURST, ADDRESS_EVERY = 20, 3.0
+#: Failed sign-ins per folded name from one client address: a burst, then one per this many
+#: seconds.
+NAME_ADDRESS_BURST, NAME_ADDRESS_EVERY = 5, 12.0
+#: Failed sign-ins per folded name from devices not known to its account (every address
+#: together): a burst, then one per this many seconds.
+NAME_BURST, NAME_EVERY = 5, 12.0
+#: Failed sign-ins to an account from one of its known devices: a burst, then one per this
+#: many seconds (the only limit such a device draws on).
+DEVICE_BURST, DEVICE_EVERY = 5, 12.0
 #: Claims of a name per client address: a burst, then one per this many seconds.
 CLAIM_BURST, CLAIM_EVERY = 5, 30.0
 #: How a session made by an identity token names its client (and the token's expiry).
@@ -157,8 +168,10 @@ class Accounts:
         self.session_lifetime = session_lifetime
         #: The key identity-token sessions are derived with (the store's, read once).
         self._secret: bytes | None = None
-        self.by_name = Buckets(1 / NAME_EVERY, NAME_BURST)
         self.by_address = Buckets(1 / ADDRESS_EVERY, ADDRESS_BURST)
+        self.by_name_address = Buckets(1 / NAME_ADDRESS_EVERY, NAME_ADDRESS_BURST)
+        self.by_name = Buckets(1 / NAME_EVERY, NAME_BURST)
+        self.by_device = Buckets(1 / DEVICE_EVERY, DEVICE_BURST)
         self.claims = Buckets(1 / CLAIM_EVERY, CLAIM_BURST)
         #: A password's hash to check against when the name is unknown, so a sign-in takes as
         #: long whether or not the name exists.
@@ -222,23 +235,67 @@ class Accounts:
         return account
 
     async def sign_in(
-        self, name: str, password: str, address: str, client: str
+        self,
+        name: str,
+        password: str,
+        address: str,
+        client: str,
+        device: Iterable[str | None] = (),
     ) -> tuple[AccountRow, str]:
         """The account of ``name`` and a new session token for it, if ``password`` is its
-        own; ``rate_limited`` past the attempts allowed, ``bad_credentials`` otherwise."""
+        own; ``bad_credentials`` otherwise, ``rate_limited`` past the failures allowed.
+
+        A device is known to the account when one of the token hashes it holds (``device``:
+        the token its hello said, its session's) is, or was, a session of the account: it
+        signed in there before. A known device's failures are limited on their own (per
+        device), so a stranger's guesses, from anywhere, never lock the owner's devices out.
+        Every other device's failures are limited per client address (``address``, a bucket
+        key: every name), per name from that address, and per name from all of them
+        together, so guessing at a name stays bounded. Each attempt takes a token from the
+        buckets that apply before the password is checked (so concurrent guesses count too);
+        a right password, or an attempt refused before its check, gives them back."""
         key = name_key(name)
-        _take(self.by_address, address, f"Too many sign-in attempts from {address}")
-        _take(self.by_name, key, "Too many sign-in attempts for this name")
         account = await self.store.get_account(key)
-        hashed = account.password if account is not None else self._decoy
-        if not await self.hashes.verify(hashed, password):
-            account = None
-        if account is None:
+        known = None if account is None else await self._known(account.identity, device)
+        taken: list[tuple[Buckets, str]] = []
+        if known is not None:
+            limits = [(self.by_device, f"{key}\0{known}", "from this device")]
+        else:
+            limits = [
+                (self.by_address, address, f"from {address}"),
+                (self.by_name_address, f"{key}\0{address}", f"to this name from {address}"),
+                (
+                    self.by_name,
+                    key,
+                    "to this name from devices never signed in to it (one that was is not held"
+                    " back)",
+                ),
+            ]
+        try:
+            for buckets, bucket, which in limits:
+                _take(buckets, bucket, f"Too many failed sign-ins {which}")
+                taken.append((buckets, bucket))
+            hashed = account.password if account is not None else self._decoy
+            right = await self.hashes.verify(hashed, password)
+        except BaseException:
+            _give_back(taken)
+            raise
+        if account is None or not right:
             raise Refused(ErrorCode.BAD_CREDENTIALS, "That name and password do not match.")
+        _give_back(taken)
         token = secrets.token_urlsafe(24)
         at = time.time()
         await self.store.save_session(SessionRow(digest(token), account.identity, at, at, client))
         return account, token
+
+    async def _known(self, identity: str, device: Iterable[str | None]) -> str | None:
+        """The token hash of ``device`` that is, or was (ended, not revoked), a session of
+        ``identity``, if one is."""
+        for token_hash in sorted({h for h in device if h}):
+            session = await self.store.get_session(token_hash)
+            if session is not None and session.identity == identity:
+                return token_hash
+        return None
 
     async def token_session(self, identity: str, jwt: str, expires: float) -> str:
         """The session token of an outside provider's person (``identity``) for the identity
@@ -280,6 +337,12 @@ class Accounts:
         if gone:
             await self.store.delete_sessions(identity, gone)
         return gone
+
+
+def _give_back(taken: Iterable[tuple[Buckets, str]]) -> None:
+    """Return the tokens :func:`_take` took (the attempt did not count)."""
+    for buckets, key in taken:
+        buckets.give_back(key)
 
 
 def _take(buckets: Buckets, key: str, sentence: str) -> None:

@@ -77,6 +77,7 @@ class Client:
         self.identity = ""
         self.token = ""
         self.session_hash: str | None = None
+        self.hello_token_hash: str | None = None
         self.rooms: dict[str, Room] = {}
         self.replays: dict[str, Replay] = {}
         #: Messages refused over the rate limit since the last calm moment.

@@ -126,6 +126,9 @@ class Session(Peer, Protocol):
     identity: str
     token: str
     session_hash: str | None
+    #: The hash of the token the connection's ``hello`` said (known or not): with the
+    #: session's, what makes it a known device of an account (:meth:`Accounts.sign_in`).
+    hello_token_hash: str | None
 
     def signed_out(self, message: str = ...) -> None:
         """The connection's session was revoked, or ended: say ``bye`` (``signed_out``) with
@@ -206,6 +209,7 @@ async def on_hello(session: Session, hello: Hello) -> None:
     ban = session.hub.bans.of_address(session.address)  # before any identity is made for it
     user, token, known = "", "", False
     name = _hello_name(hello.name)
+    session.hello_token_hash = digest(hello.token) if hello.token else None
     if ban is None:
         if hello.jwt is not None:
             outside = await _outside_identity(session, hello)
@@ -358,7 +362,11 @@ async def on_claim_name(session: Session, request: ClaimName) -> None:
 async def on_sign_in(session: Session, request: SignIn) -> None:
     _v5(session, request)
     account, token = await session.hub.accounts.sign_in(
-        request.name, request.password, session.address_key, "sign_in"
+        request.name,
+        request.password,
+        session.address_key,
+        "sign_in",
+        device=(session.hello_token_hash, session.session_hash),
     )
     ban = session.hub.bans.of_user(user_id(account.identity))
     if ban is not None:  # a banned account signs in nowhere; its new session is taken back

@@ -12,19 +12,24 @@ from pathlib import Path
 
 import argon2
 import pytest
+import websockets
 
 from clients.sdk import LuminClient, ServerError, human
+from protocol.codec import SERVER_FRAME_LIMITS, decode, encode
 from protocol.messages import (
     Account,
     Bye,
     ClaimName,
+    Error,
+    Hello,
     ListSessions,
+    Message,
     RevokeSession,
     Sessions,
     SetName,
     SignIn,
 )
-from server.accounts import CLAIM_BURST, digest
+from server.accounts import ADDRESS_BURST, CLAIM_BURST, DEVICE_BURST, NAME_BURST, digest
 from server.app import LuminServer
 from server.config import Settings
 from server.handlers import MAX_SET_NAME
@@ -123,10 +128,14 @@ async def test_sign_in_attempts_are_rate_limited_per_name(connect) -> None:
         codes.append(refused.value.code)
     assert codes[:5] == ["bad_credentials"] * 5
     assert codes[5:] == ["rate_limited"] * 2
-    # Even the right password waits now: the limit is the name's, not the guesser's.
+    # Even the right password waits now on a device that never signed in to the account...
     with pytest.raises(ServerError) as limited:
         await eve.request(SignIn(name="Ada", password="correct horse"))
     assert limited.value.code == "rate_limited"
+    # ...while the owner's own device (its claim made it a session of the account) gets in.
+    owner = await connect("x", token=ada.token)  # at the guesser's address, too
+    signed = await owner.request(SignIn(name="Ada", password="correct horse"))
+    assert isinstance(signed, Account) and signed.user == ada.user
 
 
 async def test_a_guest_saying_a_claimed_name_plays_as_a_guest_of_that_name(connect) -> None:
@@ -306,3 +315,77 @@ async def test_an_account_session_ends_its_lifetime_after_its_last_use(
     assert signed.session not in [s.session for s in listed.sessions]
     assert await hub.known_user(signed.token) is None
     assert await hub.known_user(ada.token) == ada.user
+
+
+async def _sign_in_from(
+    url: str, address: str, name: str, password: str, token: str | None = None
+) -> tuple[str, Message]:
+    """Say hello (with ``token``) from the loopback ``address``, then sign in: the answer's
+    code (``account`` when signed in) and the answer."""
+    async with websockets.connect(url, local_addr=(address, 0)) as socket:
+        await socket.send(encode(Hello(versions=(5, 6), name="x", token=token, id=1)))
+        await socket.send(encode(SignIn(name=name, password=password, id=2)))
+        while True:
+            answer = decode(await socket.recv(), sender="server", limits=SERVER_FRAME_LIMITS)
+            if getattr(answer, "ref", None) == 2:
+                code = answer.code if isinstance(answer, Error) else answer.TYPE
+                return code, answer
+
+
+async def test_guesses_from_anywhere_never_lock_the_owners_devices_out(
+    connect, server, url
+) -> None:
+    """Strangers' failed guesses at a name, from several addresses, use up the name's limit
+    for devices that never signed in to it, and only for those: the owner's device that holds
+    a session of the account (or held one that ended) signs in with the right password; one
+    whose session was revoked is a stranger's again."""
+    ada = await connect("Ada")
+    await ada.request(ClaimName(name="Ada", password="correct horse"))
+    code, laptop = await _sign_in_from(url, "127.0.0.2", "Ada", "correct horse")
+    assert code == "account" and isinstance(laptop, Account)
+    guesses = [
+        (await _sign_in_from(url, f"127.0.0.{3 + n % 3}", "ada", f"guess {n}"))[0]
+        for n in range(NAME_BURST + 1)
+    ]
+    assert guesses == ["bad_credentials"] * NAME_BURST + ["rate_limited"]
+    code, refused = await _sign_in_from(url, "127.0.0.9", "Ada", "correct horse")
+    assert code == "rate_limited", "a new device waits, even with the right password"
+    assert isinstance(refused, Error) and "never signed in" in refused.message
+    code, again = await _sign_in_from(url, "127.0.0.2", "Ada", "correct horse", laptop.token)
+    assert code == "account" and again.user == ada.user  # type: ignore[union-attr]
+    # A session that ended (unused past the lifetime) still marks its device as known.
+    lifetime = server.settings.session_lifetime * 86400
+    await server.hub.store.touch_session(digest(laptop.token), time.time() - lifetime - 60)
+    code, _ = await _sign_in_from(url, "127.0.0.2", "Ada", "correct horse", laptop.token)
+    assert code == "account"
+    # A revoked one does not.
+    await ada.request(RevokeSession(session=laptop.session))
+    code, _ = await _sign_in_from(url, "127.0.0.2", "Ada", "correct horse", laptop.token)
+    assert code == "rate_limited"
+
+
+async def test_a_known_devices_failures_and_an_addresss_are_limited_too(connect, url) -> None:
+    """A known device's own failures are bounded (per device, wherever it connects from),
+    without holding back the owner's other devices; one address trying many names is bounded
+    over all of them; a right password uses up no attempt."""
+    ada = await connect("Ada")
+    await ada.request(ClaimName(name="Ada", password="correct horse"))
+    code, laptop = await _sign_in_from(url, "127.0.0.5", "Ada", "correct horse")
+    assert code == "account" and isinstance(laptop, Account)
+    codes = [
+        (await _sign_in_from(url, f"127.0.0.{2 + n % 2}", "Ada", "wrong!!!", ada.token))[0]
+        for n in range(DEVICE_BURST + 1)
+    ]
+    assert codes == ["bad_credentials"] * DEVICE_BURST + ["rate_limited"]
+    code, _ = await _sign_in_from(url, "127.0.0.2", "Ada", "correct horse", laptop.token)
+    assert code == "account", "the owner's other device is not held back"
+    for _ in range(3):  # right passwords use up no attempt
+        code, _ = await _sign_in_from(url, "127.0.0.4", "Ada", "correct horse")
+        assert code == "account"
+    names = [f"Nobody{n}" for n in range(ADDRESS_BURST + 1)]
+    codes = [(await _sign_in_from(url, "127.0.0.4", name, "whatever!"))[0] for name in names]
+    assert codes == ["bad_credentials"] * ADDRESS_BURST + ["rate_limited"]
+    refused = (await _sign_in_from(url, "127.0.0.4", "Ada", "correct horse"))[1]
+    assert isinstance(refused, Error) and "127.0.0.4" in refused.message
+    code, _ = await _sign_in_from(url, "127.0.0.4", "Ada", "correct horse", laptop.token)
+    assert code == "account", "a known device at that address is not held back either"

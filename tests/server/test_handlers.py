@@ -63,6 +63,7 @@ class StandIn:
     identity: str = ""
     token: str = ""
     session_hash: str | None = None
+    hello_token_hash: str | None = None
 
     def signed_out(self, message: str = "") -> None:
         self.sent.append(Bye(code="signed_out", message=message))
