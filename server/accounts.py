@@ -8,8 +8,9 @@ claimed it becomes the account's first *session*. Each sign-in makes another ses
 secret token whose hash the store maps to the account's identity. A claimed identity's token
 is good only while its session is kept, so revoking a session refuses its token from then on.
 
-Names are compared folded (:func:`name_key`: Unicode NFKC, case-folded, spaces collapsed), so
-``Ada``, ``ADA`` and a full-width ``Ada`` are one name. Passwords are kept as Argon2id hashes
+Names are compared folded (:func:`server.names.name_key`: Unicode NFKC, case-folded, spaces
+collapsed, reduced to their confusable skeleton), so ``Ada``, ``ADA``, a full-width ``Ada``
+and ``Ada`` spelled with a Cyrillic A (U+0410) are one name. Passwords are kept as Argon2id hashes
 (argon2-cffi's defaults), hashed and checked on worker threads so the event loop never waits
 for them, a bounded number at a time per node (:mod:`server.passwords`: past its queue a
 claim or sign-in is answered ``try_again``). Failed sign-ins draw on token buckets
@@ -50,6 +51,7 @@ import attrs
 from protocol.errors import ErrorCode
 from server.errors import Refused
 from server.limits import Buckets
+from server.names import MAX_NAME, name_key
 from server.passwords import PasswordHashes
 from server.playerrows import AccountRow, SessionRow
 from server.store import Store
@@ -66,8 +68,6 @@ __all__ = [
     "user_id",
 ]
 
-#: Characters of a claimed name at most (after trimming).
-MAX_NAME = 24
 #: Characters a password has at least, and at most (so hashing one costs a bounded time).
 MIN_PASSWORD = 8
 MAX_PASSWORD = 256
@@ -108,15 +108,6 @@ def session_id(token_hash: str) -> str:
     return token_hash[:12]
 
 
-def name_key(name: str) -> str:
-    """``name`` folded for comparison: NFKC, case-folded, control and invisible characters
-    dropped (so ``Ada`` and ``Ada`` + a zero-width space are one name), inner spaces
-    collapsed."""
-    folded = unicodedata.normalize("NFKC", name).casefold()
-    shown = "".join(c for c in folded if not unicodedata.category(c).startswith("C"))
-    return re.sub(r"\s+", " ", shown).strip()
-
-
 def session_end(session: SessionRow, lifetime: float) -> float:
     """When ``session`` ends: an identity token's at the token's ``exp``, an account's
     ``lifetime`` seconds after its last use."""
@@ -144,7 +135,8 @@ class Identity:
     """Who a connection is: the identity's token hash, its user id, the secret token it may
     say again, whether the token it said was known, the account's name (``None`` for a
     guest), the session's token hash (accounts' connections) and when the session ends if
-    that is fixed (an identity token's ``exp``)."""
+    that is fixed (an identity token's ``exp``), and the name the account had before the
+    server renamed it (its owner not told yet)."""
 
     identity: str
     token: str
@@ -152,6 +144,7 @@ class Identity:
     name: str | None = None
     session: str | None = None
     ends: float | None = None
+    renamed_from: str | None = None
 
     @property
     def user(self) -> str:

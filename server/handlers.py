@@ -208,6 +208,7 @@ def failed(session: Session, ref: int | None) -> None:
 async def on_hello(session: Session, hello: Hello) -> None:
     ban = session.hub.bans.of_address(session.address)  # before any identity is made for it
     user, token, known = "", "", False
+    renamed: str | None = None
     name = _hello_name(hello.name)
     session.hello_token_hash = digest(hello.token) if hello.token else None
     if ban is None:
@@ -220,6 +221,7 @@ async def on_hello(session: Session, hello: Hello) -> None:
             who = await session.hub.who(name, hello.token)
         user, token, known = who.user, who.token, who.known
         name = who.name or await _guest_name(session, name, who.identity)
+        renamed = who.renamed_from
         session.identity, session.session_hash = who.identity, who.session
         if who.session is not None:
             session.hub.signed_in.setdefault(who.session, set()).add(session)
@@ -263,6 +265,25 @@ async def on_hello(session: Session, hello: Hello) -> None:
             limits=limits_info(session.settings),
         )
     )
+    if renamed is not None:
+        tell_renamed(session, renamed, name)
+
+
+def tell_renamed(session: Session, old: str, new: str) -> None:
+    """Tell the owner of an account the server renamed (a later claim of a name that looks
+    like an earlier one), once: an ``error`` ``renamed`` without ``ref`` (version 5)."""
+    if (session.conn.version or 0) < ACCOUNTS_VERSION:
+        return
+    session.send(
+        Error(
+            code=ErrorCode.RENAMED.value,
+            message=(
+                f"Your account's name {old!r} looks like a name another player claimed before"
+                f" you, so it is now {new!r}."
+            ),
+        )
+    )
+    session.hub.store.clear_renamed(session.identity)
 
 
 def _hello_name(name: str) -> str:
@@ -386,6 +407,8 @@ async def on_sign_in(session: Session, request: SignIn) -> None:
     await session.hub.ratings.load(user)  # the seats the account takes show its ratings
     structlog.contextvars.bind_contextvars(user=user)
     session.send(_account_answer(session, request.id, account.name, token, session.session_hash))
+    if account.renamed_from is not None:
+        tell_renamed(session, account.renamed_from, account.name)
 
 
 def _signed_in(session: Session) -> str:

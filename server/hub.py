@@ -169,7 +169,8 @@ class Hub:
                 account = session.identity
                 row = await self.store.get_account_of(account)
                 named = row.name if row is not None else await self.store.get_identity(account)
-                return Identity(account, token, True, named, digest, session.expires)
+                renamed = row.renamed_from if row is not None else None
+                return Identity(account, token, True, named, digest, session.expires, renamed)
             if digest in self._saving or await self.store.get_identity_claimed(digest) is False:
                 self.store.touch_identity(digest, time.time())  # guest retention counts from it
                 return Identity(digest, token, True)

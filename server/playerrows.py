@@ -14,8 +14,14 @@ from typing import Any
 
 import attrs
 
+from server.names import refold
+
 __all__ = [
     "ACCOUNT_COLUMNS",
+    "ACCOUNT_SELECT",
+    "ADD_RENAMED_FROM",
+    "CLAIMS",
+    "CLEAR_RENAMED",
     "DELETE_ENDED_SESSIONS",
     "HIGH_SCORE_KEYS",
     "INSERT_ACCOUNT",
@@ -35,6 +41,7 @@ __all__ = [
     "high_scores_query",
     "numbered",
     "ratings_query",
+    "refolded",
     "result_row",
     "result_values",
     "results_query",
@@ -45,14 +52,16 @@ __all__ = [
 @attrs.frozen
 class AccountRow:
     """A claimed name: its ``key`` (the name folded for comparison, unique), the name as
-    claimed, the identity (token hash) it belongs to, the password's Argon2 hash and when it
-    was claimed."""
+    claimed, the identity (token hash) it belongs to, the password's Argon2 hash, when it
+    was claimed, and the name it had when a change of the fold renamed it (its owner not
+    told yet; ``None``: not renamed, or told)."""
 
     key: str
     name: str
     identity: str
     password: str
     created: float
+    renamed_from: str | None = None
 
 
 @attrs.frozen
@@ -116,6 +125,8 @@ class ResultRow:
 
 
 ACCOUNT_COLUMNS = ("key", "name", "identity", "password", "created")
+#: An account's columns as stored, in :class:`AccountRow` order.
+ACCOUNT_SELECT = "SELECT name_key, name, identity, password, created, renamed_from FROM accounts"
 SESSION_COLUMNS = ("token_hash", "identity", "created", "last_seen", "client", "expires")
 RESULT_COLUMNS = (
     "room", "seat", "player", "name", "game", "pool", "rank", "forfeit", "finished", "rated",
@@ -269,6 +280,40 @@ CREATE INDEX results_player ON results (player, finished);
 CREATE INDEX results_rated ON results (rated, finished);
 ALTER TABLE high_scores ADD COLUMN player_id TEXT;
 """
+
+
+#: An account's name as it was before a change of the fold renamed it (SQLite's version 6,
+#: PostgreSQL's version 7, with :func:`refolded`).
+ADD_RENAMED_FROM = "ALTER TABLE accounts ADD COLUMN renamed_from TEXT"
+#: The claims :func:`refolded` folds again: ``(identity, name, created)``.
+CLAIMS = "SELECT identity, name, created FROM accounts"
+#: The owner of a renamed account has been told.
+CLEAR_RENAMED = "UPDATE accounts SET renamed_from = NULL WHERE identity = ?"
+
+
+def refolded(claims: Sequence[tuple[str, str, float]]) -> list[tuple[str, list[tuple[Any, ...]]]]:
+    """The statements, each with its rows, that give every claimed name (``claims``, as
+    :data:`CLAIMS` reads them) its key under today's fold (:func:`server.names.refold`): a
+    later claim of a look-alike is renamed, keeps the name it had in ``renamed_from`` and
+    shows its new name on its identity and ratings. The keys are first made unique
+    (``refolding:`` and the identity), so no new key meets an old one on the way."""
+    folded = refold(claims)
+    renames = [each for each in folded if each.renamed_from is not None]
+    return [
+        ("UPDATE accounts SET name_key = 'refolding:' || identity", [()]),
+        (
+            "UPDATE accounts SET name_key = ?, name = ?, renamed_from = ? WHERE identity = ?",
+            [(f.key, f.name, f.renamed_from, f.identity) for f in folded],
+        ),
+        (
+            "UPDATE identities SET name = ? WHERE token_hash = ?",
+            [(f.name, f.identity) for f in renames],
+        ),
+        (
+            "UPDATE ratings SET name = ? WHERE player = ?",
+            [(f.name, "u" + f.identity[:16]) for f in renames],
+        ),
+    ]
 
 
 def schema(postgres: bool, text: str = SCHEMA) -> list[str]:

@@ -79,8 +79,9 @@ DURABILITY_MODES = ("process", "fsync")
 #: it migrates it (:data:`_MIGRATIONS`). Version 2 adds ``bans``; version 3 an identity's
 #: ``last_seen`` and ``claimed``; version 4
 #: accounts, sessions, ratings, results and a high score's player id
-#: (:mod:`server.playerrows`); version 5 a session's fixed end and the server's secrets.
-SCHEMA_VERSION = 5
+#: (:mod:`server.playerrows`); version 5 a session's fixed end and the server's secrets;
+#: version 6 claimed names folded by their confusable skeletons.
+SCHEMA_VERSION = 6
 
 #: What a ban names: a person (their identity's user id) or a client address.
 BAN_KINDS = ("identity", "address")
@@ -281,6 +282,11 @@ class Store(Protocol):
         self, identity: str, token_hashes: Sequence[str] | None = None
     ) -> asyncio.Future[None]:
         """Revoke the identity's sessions with those token hashes (every one: ``None``)."""
+        ...
+
+    def clear_renamed(self, identity: str) -> asyncio.Future[None]:
+        """The owner of the identity's renamed account has been told (its ``renamed_from``
+        goes)."""
         ...
 
     def delete_sessions_ended_before(self, cutoff: float, lifetime: float) -> asyncio.Future[None]:
@@ -554,14 +560,14 @@ class EventStore:
 
     async def get_account(self, key: str) -> AccountRow | None:
         row = self._reader.execute(
-            "SELECT name_key, name, identity, password, created FROM accounts WHERE name_key = ?",
+            f"{pr.ACCOUNT_SELECT} WHERE name_key = ?",
             (key,),
         ).fetchone()
         return None if row is None else AccountRow(*row)
 
     async def get_account_of(self, identity: str) -> AccountRow | None:
         row = self._reader.execute(
-            "SELECT name_key, name, identity, password, created FROM accounts WHERE identity = ?",
+            f"{pr.ACCOUNT_SELECT} WHERE identity = ?",
             (identity,),
         ).fetchone()
         return None if row is None else AccountRow(*row)
@@ -813,6 +819,10 @@ class EventStore:
             "DELETE FROM sessions WHERE identity = ? AND token_hash = ?",
             [(identity, token_hash) for token_hash in token_hashes],
         )
+
+    def clear_renamed(self, identity: str) -> asyncio.Future[None]:
+        """See :meth:`Store.clear_renamed`."""
+        return self._submit(pr.CLEAR_RENAMED, (identity,))
 
     def delete_sessions_ended_before(self, cutoff: float, lifetime: float) -> asyncio.Future[None]:
         """See :meth:`Store.delete_sessions_ended_before`."""
@@ -1098,6 +1108,16 @@ def _version_5(connection: sqlite3.Connection) -> None:
         connection.execute(statement)
 
 
+def _version_6(connection: sqlite3.Connection) -> None:
+    """Version 5 to 6: claimed names fold by their confusable skeletons (:mod:`server.names`):
+    every account's key is its name's fold, and a later claim of a name that now folds like
+    an earlier one is renamed (``renamed_from``: the name it had, until its owner is told)."""
+    connection.execute(pr.ADD_RENAMED_FROM)
+    claims = connection.execute(pr.CLAIMS).fetchall()
+    for sql, rows in pr.refolded(claims):
+        connection.executemany(sql, rows)
+
+
 #: Rated games' rooms: retention keeps them, so every rating can be recomputed from the logs.
 _RATED_ROOMS = "SELECT room FROM results WHERE rated"
 
@@ -1109,6 +1129,7 @@ _MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _version_3,
     _version_4,
     _version_5,
+    _version_6,
 ]
 
 
