@@ -11,7 +11,16 @@ CHROMIUM := /usr/bin/chromium
 .PHONY: install-service
 .PHONY: chromium web-deps web-build web-fresh-build web-vectors web-unit web-weight web-e2e web-test
 
-$(STAMP): pyproject.toml
+# PyICU (the server extra) compiles against the system's ICU: Debian's libicu-dev, found
+# through pkg-config, built with g++; installed with apt-get when missing.
+ICU_HEADER := /usr/include/unicode/uspoof.h
+PKG_CONFIG := /usr/bin/pkg-config
+CXX_COMPILER := /usr/bin/g++
+$(ICU_HEADER) $(PKG_CONFIG) $(CXX_COMPILER):
+	apt-get update
+	DEBIAN_FRONTEND=noninteractive apt-get install -y libicu-dev pkg-config g++
+
+$(STAMP): pyproject.toml | $(ICU_HEADER) $(PKG_CONFIG) $(CXX_COMPILER)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[server,dev]'

@@ -39,7 +39,7 @@ class _Peer:
     def __init__(self, user: str) -> None:
         self.user = user
         self.name = user
-        self.address = "127.0.0.1"
+        self.address = self.address_key = "127.0.0.1"
         self.muted: set[str] = set()
         self.frames = 0
 

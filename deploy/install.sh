@@ -26,6 +26,18 @@ if [ -n "$web_dist" ] && [ ! -f "$web_dist/index.html" ]; then
     exit 1
 fi
 
+# PyICU (the server's look-alike names) compiles against the system's ICU: its headers, found
+# with pkg-config, and g++; Debian's packages are installed when missing.
+if ! pkg-config --exists icu-i18n 2>/dev/null || ! command -v g++ >/dev/null; then
+    if command -v apt-get >/dev/null; then
+        apt-get update
+        DEBIAN_FRONTEND=noninteractive apt-get install -y libicu-dev pkg-config g++
+    else
+        echo "install.sh: PyICU needs ICU's headers, pkg-config and g++ (libicu-dev on Debian)" >&2
+        exit 1
+    fi
+fi
+
 mkdir -p "$prefix"
 # --clear: nothing of an earlier install (a `make setup` with its dev tools) survives.
 "$python" -m venv --clear "$prefix/.venv"

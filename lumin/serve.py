@@ -146,6 +146,21 @@ _FLAGS = [
         multiple=True,
         default=(),
     ),
+    _option(
+        "ipv6-prefix",
+        _Number(int, 1, 128),
+        "Bits of an IPv6 address that make its per-address bucket (its /N network).",
+    ),
+    _option(
+        "hash-concurrency",
+        _Number(int, 1, 64),
+        "Password hashes (claims, sign-ins) this node runs at once.",
+    ),
+    _option(
+        "hash-queue",
+        _Number(int, 0, 10_000),
+        "Password hashes that may wait for a turn; past that: try_again.",
+    ),
     _option("rooms-per-identity", _Number(int, 1), "Open rooms one person may have created."),
     _option("rooms-per-address", _Number(int, 1), "Open rooms one address may have created."),
     _option(
@@ -182,6 +197,11 @@ _FLAGS = [
         "guest-retention-days",
         _Number(float, 0, above=True),
         "Days an unclaimed guest identity is kept after its last hello.",
+    ),
+    _option(
+        "session-lifetime",
+        _Number(float, 0, 36_500, above=True),
+        "Days an account's session lasts after its last use.",
     ),
     _option(
         "resume-window",

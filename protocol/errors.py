@@ -119,6 +119,10 @@ class ErrorCode(enum.StrEnum):
     BAD_CREDENTIALS = "bad_credentials"
     #: The request needs an account (claim a name or sign in first).
     NOT_SIGNED_IN = "not_signed_in"
+    #: Not a refusal but news, sent without ``ref`` right after a ``welcome`` or an
+    #: ``account``: the account's name looked like one claimed before it, so the server
+    #: renamed it (the message says from what to what).
+    RENAMED = "renamed"
 
     # --- the client: checks of what the server sent (never on the wire) ----------------------
     #: A delta's patch cannot be applied to the client's copy of the view.

@@ -8,43 +8,63 @@ claimed it becomes the account's first *session*. Each sign-in makes another ses
 secret token whose hash the store maps to the account's identity. A claimed identity's token
 is good only while its session is kept, so revoking a session refuses its token from then on.
 
-Names are compared folded (:func:`name_key`: Unicode NFKC, case-folded, spaces collapsed), so
-``Ada``, ``ADA`` and a full-width ``Ada`` are one name. Passwords are kept as Argon2id hashes
-(argon2-cffi's defaults), hashed and checked on a worker thread so the event loop never waits
-for them. Sign-in attempts draw on two token buckets, one per folded name and one per client
-address (:class:`server.limits.Buckets`): a name's owner cannot be locked out for long, and
-one address cannot try many names. Claims draw on a bucket per client address too (each
-costs a password hash, and a flood of them would take names wholesale).
+Names are compared folded (:func:`server.names.name_key`: Unicode NFKC, case-folded, spaces
+collapsed, reduced to their confusable skeleton), so ``Ada``, ``ADA``, a full-width ``Ada``
+and ``Ada`` spelled with a Cyrillic A (U+0410) are one name. Passwords are kept as Argon2id hashes
+(argon2-cffi's defaults), hashed and checked on worker threads so the event loop never waits
+for them, a bounded number at a time per node (:mod:`server.passwords`: past its queue a
+claim or sign-in is answered ``try_again``). Failed sign-ins draw on token buckets
+(:class:`server.limits.Buckets`): per client address, per name from one address, and per
+name from the devices its account does not know (:meth:`Accounts.sign_in`), so one address
+cannot try many names, guessing at one name stays bounded from everywhere together, and a
+device that signed in to the account before is never locked out by a stranger's guesses.
+Claims draw on a bucket per client address too (each costs a password hash, and a flood of
+them would take names wholesale).
+
+A session lasts ``--session-lifetime`` days after its last use (a hello with its token); then
+its token is refused, but its row is kept :data:`KNOWN_DEVICE_DAYS` more as the mark of a
+device that was signed in (:meth:`Accounts.sign_in`); the sweep forgets it after that.
 
 An outside provider's person (:mod:`server.jwtidentity`) gets one session per identity token:
-its secret is derived from the token, so every hello with the same token is the same session
-(no new row each time), and the session ends with the token's ``exp``: the row's ``client``
-says ``jwt until <exp>``, a hello with the session's token after that is refused (the row is
-deleted), and each new identity-token hello deletes the person's sessions whose token expired.
+its secret is derived from the token with an HMAC keyed with the store's session secret (made
+at the first start, shared by every node and carried by backups), so every hello with the
+same token is the same session (no new row each time) and nobody holding only the identity
+token can make it. The session ends at the token's ``exp`` (the row's ``expires``; its
+``client`` says ``jwt until <exp>``): a hello or an HTTP bearer with the session's token after
+that is refused (the row is deleted), each new identity-token hello deletes the person's
+sessions whose token expired, and the sweep closes connections still open on it
+(:meth:`server.hub.Hub.end_sessions`).
 """
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
+import hmac
 import re
 import secrets
 import time
 import unicodedata
+from collections.abc import Iterable
 
-import argon2
 import attrs
 
 from protocol.errors import ErrorCode
 from server.errors import Refused
 from server.limits import Buckets
+from server.names import MAX_NAME, name_key
+from server.passwords import PasswordHashes
 from server.playerrows import AccountRow, SessionRow
 from server.store import Store
 
 __all__ = [
+    "ADDRESS_BURST",
+    "ADDRESS_EVERY",
     "CLAIM_BURST",
+    "DEVICE_BURST",
+    "KNOWN_DEVICE_DAYS",
     "MAX_NAME",
     "MIN_PASSWORD",
+    "NAME_BURST",
     "Accounts",
     "Identity",
     "digest",
@@ -53,19 +73,29 @@ __all__ = [
     "user_id",
 ]
 
-#: Characters of a claimed name at most (after trimming).
-MAX_NAME = 24
 #: Characters a password has at least, and at most (so hashing one costs a bounded time).
 MIN_PASSWORD = 8
 MAX_PASSWORD = 256
-#: Sign-in attempts per folded name: a burst, then one per this many seconds.
-NAME_BURST, NAME_EVERY = 5, 12.0
-#: Sign-in attempts per client address: a burst, then one per this many seconds.
+#: Failed sign-ins per client address (over every name): a burst, then one per this many
+#: seconds.
 ADDRESS_BURST, ADDRESS_EVERY = 20, 3.0
+#: Failed sign-ins per folded name from one client address: a burst, then one per this many
+#: seconds.
+NAME_ADDRESS_BURST, NAME_ADDRESS_EVERY = 5, 12.0
+#: Failed sign-ins per folded name from devices not known to its account (every address
+#: together): a burst, then one per this many seconds.
+NAME_BURST, NAME_EVERY = 5, 12.0
+#: Failed sign-ins to an account from one of its known devices: a burst, then one per this
+#: many seconds (the only limit such a device draws on).
+DEVICE_BURST, DEVICE_EVERY = 5, 12.0
 #: Claims of a name per client address: a burst, then one per this many seconds.
 CLAIM_BURST, CLAIM_EVERY = 5, 30.0
 #: How a session made by an identity token names its client (and the token's expiry).
 JWT_CLIENT = "jwt until "
+#: Days an account's ended session (its lifetime past since its last use; a revoked one is
+#: deleted at once) is kept after it ended: the device that held it is still a known device
+#: of the account (see :meth:`Accounts.sign_in`).
+KNOWN_DEVICE_DAYS = 365.0
 
 
 def digest(token: str) -> str:
@@ -83,23 +113,10 @@ def session_id(token_hash: str) -> str:
     return token_hash[:12]
 
 
-def name_key(name: str) -> str:
-    """``name`` folded for comparison: NFKC, case-folded, control and invisible characters
-    dropped (so ``Ada`` and ``Ada`` + a zero-width space are one name), inner spaces
-    collapsed."""
-    folded = unicodedata.normalize("NFKC", name).casefold()
-    shown = "".join(c for c in folded if not unicodedata.category(c).startswith("C"))
-    return re.sub(r"\s+", " ", shown).strip()
-
-
-def _expires(session: SessionRow) -> float:
-    """When ``session`` ends: an identity token's at the token's ``exp``, others never."""
-    if session.client.startswith(JWT_CLIENT):
-        try:
-            return float(session.client.removeprefix(JWT_CLIENT))
-        except ValueError:
-            return 0.0
-    return float("inf")
+def session_end(session: SessionRow, lifetime: float) -> float:
+    """When ``session`` ends: an identity token's at the token's ``exp``, an account's
+    ``lifetime`` seconds after its last use."""
+    return session.expires if session.expires is not None else session.last_seen + lifetime
 
 
 def _check_name(name: str) -> str:
@@ -122,13 +139,17 @@ def _check_password(password: str) -> None:
 class Identity:
     """Who a connection is: the identity's token hash, its user id, the secret token it may
     say again, whether the token it said was known, the account's name (``None`` for a
-    guest) and the session's token hash (accounts' connections)."""
+    guest), the session's token hash (accounts' connections) and when the session ends if
+    that is fixed (an identity token's ``exp``), and the name the account had before the
+    server renamed it (its owner not told yet)."""
 
     identity: str
     token: str
     known: bool
     name: str | None = None
     session: str | None = None
+    ends: float | None = None
+    renamed_from: str | None = None
 
     @property
     def user(self) -> str:
@@ -138,29 +159,51 @@ class Identity:
 class Accounts:
     """Accounts kept in ``store``: see the module docstring."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, hashes: PasswordHashes, session_lifetime: float) -> None:
         self.store = store
-        self.hasher = argon2.PasswordHasher()
-        self.by_name = Buckets(1 / NAME_EVERY, NAME_BURST)
+        self.hashes = hashes
+        #: Seconds an account's session lasts after its last use.
+        self.session_lifetime = session_lifetime
+        #: The key identity-token sessions are derived with (the store's, read once).
+        self._secret: bytes | None = None
         self.by_address = Buckets(1 / ADDRESS_EVERY, ADDRESS_BURST)
+        self.by_name_address = Buckets(1 / NAME_ADDRESS_EVERY, NAME_ADDRESS_BURST)
+        self.by_name = Buckets(1 / NAME_EVERY, NAME_BURST)
+        self.by_device = Buckets(1 / DEVICE_EVERY, DEVICE_BURST)
         self.claims = Buckets(1 / CLAIM_EVERY, CLAIM_BURST)
         #: A password's hash to check against when the name is unknown, so a sign-in takes as
         #: long whether or not the name exists.
-        self._decoy = self.hasher.hash(secrets.token_hex(8))
+        self._decoy = hashes.hasher.hash(secrets.token_hex(8))
 
-    async def session_identity(self, token_hash: str) -> str | None:
-        """The identity a session token stands for (``None``: no such session), noting its
-        use."""
+    async def load_secret(self) -> bytes:
+        """The store's session secret (made at the first start), read once."""
+        if self._secret is None:
+            self._secret = await self.store.session_secret()
+        return self._secret
+
+    async def live_session(self, token_hash: str) -> SessionRow | None:
+        """The session of a token hash while it lasts (``None``: none, or it ended). An
+        identity token's session past the token's ``exp`` is deleted; an account's past its
+        lifetime is kept for a while as the mark of a known device."""
         session = await self.store.get_session(token_hash)
         if session is None:
             return None
-        now = time.time()
-        if _expires(session) < now:  # an identity token's session, past the token's exp
-            self.store.delete_sessions(session.identity, [token_hash])
+        if session_end(session, self.session_lifetime) < time.time():
+            if session.expires is not None:
+                self.store.delete_sessions(session.identity, [token_hash])
             return None
+        return session
+
+    async def session_identity(self, token_hash: str) -> SessionRow | None:
+        """The session a hello's token stands for while it lasts (``None``: no such session,
+        or it ended), noting its use."""
+        session = await self.live_session(token_hash)
+        if session is None:
+            return None
+        now = time.time()
         self.store.touch_session(token_hash, now)
         self.store.touch_identity(session.identity, now)
-        return session.identity
+        return session
 
     async def claim(
         self, identity: str, token: str, name: str, password: str, address: str = ""
@@ -176,7 +219,7 @@ class Accounts:
         key = name_key(name)
         if await self.store.get_account(key) is not None:
             raise Refused(ErrorCode.NAME_TAKEN, f"The name {name!r} is claimed by another player.")
-        hashed = await asyncio.to_thread(self.hasher.hash, password)
+        hashed = await self.hashes.hash(password)
         now = time.time()
         account = AccountRow(key, name, identity, hashed, now)
         try:
@@ -190,45 +233,93 @@ class Accounts:
         return account
 
     async def sign_in(
-        self, name: str, password: str, address: str, client: str
+        self,
+        name: str,
+        password: str,
+        address: str,
+        client: str,
+        device: Iterable[str | None] = (),
     ) -> tuple[AccountRow, str]:
         """The account of ``name`` and a new session token for it, if ``password`` is its
-        own; ``rate_limited`` past the attempts allowed, ``bad_credentials`` otherwise."""
+        own; ``bad_credentials`` otherwise, ``rate_limited`` past the failures allowed.
+
+        A device is known to the account when one of the token hashes it holds (``device``:
+        the token its hello said, its session's) is, or was, a session of the account: it
+        signed in there before. A known device's failures are limited on their own (per
+        device), so a stranger's guesses, from anywhere, never lock the owner's devices out.
+        Every other device's failures are limited per client address (``address``, a bucket
+        key: every name), per name from that address, and per name from all of them
+        together, so guessing at a name stays bounded. Each attempt takes a token from the
+        buckets that apply before the password is checked (so concurrent guesses count too);
+        a right password, or an attempt refused before its check, gives them back."""
         key = name_key(name)
-        _take(self.by_address, address, f"Too many sign-in attempts from {address}")
-        _take(self.by_name, key, "Too many sign-in attempts for this name")
         account = await self.store.get_account(key)
-        hashed = account.password if account is not None else self._decoy
+        known = None if account is None else await self._known(account.identity, device)
+        taken: list[tuple[Buckets, str]] = []
+        if known is not None:
+            limits = [(self.by_device, f"{key}\0{known}", "from this device")]
+        else:
+            limits = [
+                (self.by_address, address, f"from {address}"),
+                (self.by_name_address, f"{key}\0{address}", f"to this name from {address}"),
+                (
+                    self.by_name,
+                    key,
+                    "to this name from devices never signed in to it (one that was is not held"
+                    " back)",
+                ),
+            ]
         try:
-            await asyncio.to_thread(self.hasher.verify, hashed, password)
-        except argon2.exceptions.VerificationError:
-            account = None
-        except argon2.exceptions.InvalidHashError:
-            account = None
-        if account is None:
+            for buckets, bucket, which in limits:
+                _take(buckets, bucket, f"Too many failed sign-ins {which}")
+                taken.append((buckets, bucket))
+            hashed = account.password if account is not None else self._decoy
+            right = await self.hashes.verify(hashed, password)
+        except BaseException:
+            _give_back(taken)
+            raise
+        if account is None or not right:
             raise Refused(ErrorCode.BAD_CREDENTIALS, "That name and password do not match.")
+        _give_back(taken)
         token = secrets.token_urlsafe(24)
         at = time.time()
         await self.store.save_session(SessionRow(digest(token), account.identity, at, at, client))
         return account, token
 
+    async def _known(self, identity: str, device: Iterable[str | None]) -> str | None:
+        """The token hash of ``device`` that is, or was (ended, not revoked), a session of
+        ``identity``, if one is."""
+        for token_hash in sorted({h for h in device if h}):
+            session = await self.store.get_session(token_hash)
+            if session is not None and session.identity == identity:
+                return token_hash
+        return None
+
     async def token_session(self, identity: str, jwt: str, expires: float) -> str:
         """The session token of an outside provider's person (``identity``) for the identity
         token ``jwt``, which expires at ``expires``: the same for every hello with that token
         (made at the first), ending with it; the person's sessions of expired tokens go."""
-        token = "j" + hashlib.sha256(b"lumin session\0" + jwt.encode()).hexdigest()
+        secret = await self.load_secret()
+        token = "j" + hmac.new(secret, b"lumin session\0" + jwt.encode(), "sha256").hexdigest()
         hashed, at = digest(token), time.time()
         rows = await self.store.get_sessions(identity)
-        stale = [row.token_hash for row in rows if _expires(row) < at]
+        stale = [
+            row.token_hash
+            for row in rows
+            if row.expires is not None and session_end(row, self.session_lifetime) < at
+        ]
         if stale:
             await self.store.delete_sessions(identity, stale)
         if not any(row.token_hash == hashed for row in rows):
             client = f"{JWT_CLIENT}{expires:.0f}"
-            await self.store.save_session(SessionRow(hashed, identity, at, at, client))
+            await self.store.save_session(SessionRow(hashed, identity, at, at, client, expires))
         return token
 
     async def sessions(self, identity: str) -> list[SessionRow]:
-        return await self.store.get_sessions(identity)
+        """The identity's sessions that have not ended, oldest first."""
+        now = time.time()
+        rows = await self.store.get_sessions(identity)
+        return [row for row in rows if session_end(row, self.session_lifetime) >= now]
 
     async def revoke(self, identity: str, session: str | None, keep: str | None) -> list[str]:
         """Revoke the identity's session whose public id is ``session``, or every session but
@@ -244,6 +335,12 @@ class Accounts:
         if gone:
             await self.store.delete_sessions(identity, gone)
         return gone
+
+
+def _give_back(taken: Iterable[tuple[Buckets, str]]) -> None:
+    """Return the tokens :func:`_take` took (the attempt did not count)."""
+    for buckets, key in taken:
+        buckets.give_back(key)
 
 
 def _take(buckets: Buckets, key: str, sentence: str) -> None:

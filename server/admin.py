@@ -35,6 +35,7 @@ from server.client import Client
 from server.config import Settings
 from server.errors import Refused
 from server.hub import Hub
+from server.limits import address_key
 from server.logs import banned, seat_kicked
 from server.replay import log_document
 from server.room import Room
@@ -115,7 +116,8 @@ class AdminApi:
                 _error("admin_off", "The admin API is off: start Lumin with --admin-token."),
             )
         if not has_admin_token(request.headers, token):
-            wait = self.hub.limits.connect(address, time.monotonic())
+            key = address_key(address, self.settings.ipv6_prefix)
+            wait = self.hub.limits.connect(key, time.monotonic())
             if wait > 0:
                 refusal = _json(
                     HTTPStatus.TOO_MANY_REQUESTS,

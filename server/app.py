@@ -92,7 +92,7 @@ class LuminServer:
         self._loop_lag: asyncio.Task[None] | None = None
         self.recovered = 0
         self.store_open = False
-        #: Every open connection, and how many each client address holds.
+        #: Every open connection, and how many each client address bucket holds.
         self.clients: set[Client] = set()
         self.per_address: collections.Counter[str] = collections.Counter()
         self.http = HttpRoutes(settings, self.hub, self.metrics, self.per_address)
@@ -125,6 +125,7 @@ class LuminServer:
                 f"cannot open the store {shown_url(self.settings.store)}: {error}"
             ) from None
         await self.hub.reload_bans()
+        await self.hub.accounts.load_secret()  # made at the first start, shared by every node
         if self.settings.redis is not None:  # in the registry before the rooms come back
             await self._join_cluster(listening.getsockname()[1])
         if self.hub.ownership is not None:  # renewing from the first claim of the recovery
@@ -203,7 +204,7 @@ class LuminServer:
         assert isinstance(socket, ClientSocket)  # serve(create_connection=ClientSocket)
         client = Client(socket, self.hub, self.settings, self.limits)
         self.clients.add(client)
-        self.per_address[client.address] += 1
+        self.per_address[client.address_key] += 1
         self.metrics.connections.inc()
         self.metrics.connections_opened.inc()
         structlog.contextvars.bind_contextvars(connection=client.connection)
@@ -218,9 +219,9 @@ class LuminServer:
             log.info("connection_closed", user=client.user or None, code=code, reason=reason,
                      by=by, cause=cause, seconds=round(time.monotonic() - opened, 3))  # fmt: skip
             self.clients.discard(client)
-            self.per_address[client.address] -= 1
-            if not self.per_address[client.address]:
-                del self.per_address[client.address]
+            self.per_address[client.address_key] -= 1
+            if not self.per_address[client.address_key]:
+                del self.per_address[client.address_key]
             self.metrics.connections.dec()
 
     async def stop(self) -> None:
@@ -260,6 +261,7 @@ class LuminServer:
                 await asyncio.wait_for(self.server.wait_closed(), timeout=5.0)
         if self.hub.cluster is not None:
             await self.hub.cluster.stop()
+        self.hub.accounts.hashes.close()
         with contextlib.suppress(RuntimeError):  # a PostgreSQL store that never opened
             await self.store.aclose()
         if self.lock is not None:

@@ -3,10 +3,11 @@
 A backup is taken beside a running server: SQLite's online backup API copies the file from a
 connection of its own, in one step, so the copy is the store as one read transaction saw it
 (in WAL mode a reader never blocks the server's writes, nor they it): every room's log whole,
-no run half-written. The copy is made in a temporary file next to the destination, switched
-out of WAL mode (a backup is one self-contained file), checked (``PRAGMA integrity_check``,
-its schema version) and only then renamed over the destination, so a failed backup never
-replaces a good one.
+no run half-written, and the server's session secret with it (the key identity-token
+sessions are derived with, so a restored store derives the same ones). The copy is made in a
+temporary file next to the destination, switched out of WAL mode (a backup is one
+self-contained file), checked (``PRAGMA integrity_check``, its schema version) and only then
+renamed over the destination, so a failed backup never replaces a good one.
 
 A restore needs the data folder to itself: it takes the folder's lock
 (:class:`~server.datalock.DataLock`) for its whole length, so it is refused while a server
@@ -62,6 +63,9 @@ class Contents:
     high_scores: int
     bans: int
     bytes: int
+    #: Whether it holds the server's session secret (made at a server's first start): a
+    #: store restored with it derives the same session tokens as before.
+    session_secret: bool = False
 
     def describe(self) -> str:
         """The contents in one line, as ``lumin backup`` and ``lumin restore`` print them."""
@@ -73,7 +77,7 @@ class Contents:
             f" ({self.live_rooms} waiting or playing), {_n(self.runs, 'run')}"
             f" ({_n(self.records, 'record')}), {_n(self.identities, 'identity', 'identities')},"
             f" {_n(self.high_scores, 'high score')}, {_n(self.bans, 'ban')},"
-            f" {_n(self.bytes, 'byte')}"
+            f" {'the' if self.session_secret else 'no'} session secret, {_n(self.bytes, 'byte')}"
         )
 
 
@@ -216,6 +220,8 @@ def _checked(path: Path, shown: Path) -> Contents:
             high_scores=count("SELECT COUNT(*) FROM high_scores", "high_scores"),
             bans=count("SELECT COUNT(*) FROM bans", "bans"),
             bytes=path.stat().st_size,
+            session_secret=count("SELECT COUNT(*) FROM secrets WHERE name = 'session'", "secrets")
+            > 0,
         )
     finally:
         connection.close()

@@ -75,6 +75,7 @@ class Client:
         self.user = ""
         self.name = ""
         self.address = socket.address
+        self.address_key = socket.address_key
         self.opened = time.time()
         #: This connection in log lines (``connection``): its id's first 8 hex digits.
         self.connection = socket.id.hex[:8]
@@ -90,6 +91,7 @@ class Client:
         self.identity = ""
         self.token = ""
         self.session_hash: str | None = None
+        self.hello_token_hash: str | None = None
         self.rooms: dict[str, Room] = {}
         self.replays: dict[str, Replay] = {}
         #: Messages refused over the rate limit since the last calm moment.
@@ -150,9 +152,9 @@ class Client:
         """Whether the rate limits let one more message of this person's through (see
         :class:`~server.limits.RateLimits`); a calm person is forgiven past floods."""
         now = time.monotonic()
-        if not self.limits.message(self.person, self.address, now):
+        if not self.limits.message(self.person, self.address_key, now):
             return False
-        if self.floods and self.limits.calm(self.person, self.address, now):
+        if self.floods and self.limits.calm(self.person, self.address_key, now):
             self.floods = 0
         return True
 
@@ -267,7 +269,8 @@ class Client:
             # sends waits in its socket (TCP pushes back), so a flood costs this server a
             # bounded amount of work however fast it comes.
             self._write()
-            await asyncio.sleep(self.limits.next_token(self.person, self.address, time.monotonic()))
+            rest = self.limits.next_token(self.person, self.address_key, time.monotonic())
+            await asyncio.sleep(rest)
             return True
         if isinstance(frame, str):
             self.send(
@@ -370,12 +373,12 @@ class Client:
         room = seen.room if seen.type == Act.TYPE else None
         self.send_frame(encode_refusal(ErrorCode.RATE_LIMITED.value, text, seen.id, room))
 
-    def signed_out(self) -> None:
-        """The account session of this connection was revoked: say ``bye`` (``signed_out``)
-        and close (1000)."""
+    def signed_out(self, message: str = "This session was revoked; sign in again.") -> None:
+        """The account session of this connection was revoked, or ended: say ``bye``
+        (``signed_out``) with ``message`` and close (1000)."""
         if self.dropped:
             return
-        self.send(Bye(code="signed_out", message="This session was revoked; sign in again."))
+        self.send(Bye(code="signed_out", message=message))
         self._write()
         self.hub.spawn(self.socket.close(1000, "session revoked"))
 

@@ -39,9 +39,10 @@ class CodeGuesses:
         self.by_room = Buckets(1 / ROOM_EVERY, ROOM_BURST)
 
     def check(self, room: str, code: str | None, actual: str | None, address: str) -> None:
-        """Let ``code`` open private room ``room`` (whose code is ``actual``) for a client at
-        ``address``, or refuse: ``bad_code`` when it is missing or wrong, ``rate_limited``
-        while the address or the room has had too many wrong codes."""
+        """Let ``code`` open private room ``room`` (whose code is ``actual``) for a client of
+        ``address`` (its bucket, :func:`server.limits.address_key`), or refuse: ``bad_code``
+        when it is missing or wrong, ``rate_limited`` while the address or the room has had too
+        many wrong codes."""
         if code is None:
             raise Refused(ErrorCode.BAD_CODE, "This private room needs its code.")
         now = time.monotonic()

@@ -125,6 +125,16 @@ class Settings:
     http_burst: int = attrs.field(default=60, validator=_within(1))
     #: Proxies (addresses or CIDR networks) whose ``X-Forwarded-For`` names the client.
     trusted_proxies: tuple[str, ...] = attrs.field(default=(), validator=_networks)
+    #: Bits of an IPv6 client address that make its per-address bucket (every per-address
+    #: limit counts the whole network): 64 is the network one household or host is given.
+    ipv6_prefix: int = attrs.field(
+        default=64, validator=[attrs.validators.instance_of(int), _within(1, 128)]
+    )
+    #: Password hashes (``claim_name``, ``sign_in``) this node runs at once, and how many more
+    #: may wait for one of them; past that a claim or sign-in is answered ``try_again``. One
+    #: Argon2id hash keeps about two cores busy for a tenth of a second.
+    hash_concurrency: int = attrs.field(default=1, validator=_within(1, 64))
+    hash_queue: int = attrs.field(default=8, validator=_within(0, 10_000))
     #: Open (waiting or playing) rooms one identity, and one address, may have created.
     rooms_per_identity: int = attrs.field(default=10, validator=_within(1))
     rooms_per_address: int = attrs.field(default=50, validator=_within(1))
@@ -157,6 +167,9 @@ class Settings:
     #: Days an unclaimed guest identity is kept after its last hello; then its token is
     #: forgotten (claimed identities, accounts', are kept).
     guest_retention_days: float = attrs.field(default=90.0, validator=_within(0, above=True))
+    #: Days an account's session lasts after its last use (a hello with its token); then the
+    #: token is refused (``bad_token``) and the player signs in again.
+    session_lifetime: float = attrs.field(default=30.0, validator=_within(0, 36_500, above=True))
     #: Deltas kept per room for resume; older resumes get a snapshot.
     history: int = attrs.field(default=256, validator=_within(1))
     #: Seconds a viewer's deltas are still made after its last connection left, so a quick

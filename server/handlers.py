@@ -125,9 +125,13 @@ class Session(Peer, Protocol):
     identity: str
     token: str
     session_hash: str | None
+    #: The hash of the token the connection's ``hello`` said (known or not): with the
+    #: session's, what makes it a known device of an account (:meth:`Accounts.sign_in`).
+    hello_token_hash: str | None
 
-    def signed_out(self) -> None:
-        """The connection's session was revoked: say ``bye`` (``signed_out``) and close."""
+    def signed_out(self, message: str = ...) -> None:
+        """The connection's session was revoked, or ended: say ``bye`` (``signed_out``) with
+        ``message`` and close."""
         ...
 
     def banish(self, message: str, bye: bool = True) -> None:
@@ -203,7 +207,9 @@ def failed(session: Session, ref: int | None) -> None:
 async def on_hello(session: Session, hello: Hello) -> None:
     ban = session.hub.bans.of_address(session.address)  # before any identity is made for it
     user, token, known = "", "", False
+    renamed: str | None = None
     name = _hello_name(hello.name)
+    session.hello_token_hash = digest(hello.token) if hello.token else None
     if ban is None:
         if hello.jwt is not None:
             outside = await _outside_identity(session, hello)
@@ -214,9 +220,12 @@ async def on_hello(session: Session, hello: Hello) -> None:
             who = await session.hub.who(name, hello.token)
         user, token, known = who.user, who.token, who.known
         name = who.name or await _guest_name(session, name, who.identity)
+        renamed = who.renamed_from
         session.identity, session.session_hash = who.identity, who.session
         if who.session is not None:
             session.hub.signed_in.setdefault(who.session, set()).add(session)
+            if who.ends is not None:
+                session.hub.session_ends[who.session] = who.ends
         ban = session.hub.bans.of_user(user)
     if ban is not None:
         refusal = Error(
@@ -255,6 +264,25 @@ async def on_hello(session: Session, hello: Hello) -> None:
             limits=limits_info(session.settings),
         )
     )
+    if renamed is not None:
+        tell_renamed(session, renamed, name)
+
+
+def tell_renamed(session: Session, old: str, new: str) -> None:
+    """Tell the owner of an account the server renamed (a later claim of a name that looks
+    like an earlier one), once: an ``error`` ``renamed`` without ``ref`` (version 5)."""
+    if (session.conn.version or 0) < ACCOUNTS_VERSION:
+        return
+    session.send(
+        Error(
+            code=ErrorCode.RENAMED.value,
+            message=(
+                f"Your account's name {old!r} looks like a name another player claimed before"
+                f" you, so it is now {new!r}."
+            ),
+        )
+    )
+    session.hub.store.clear_renamed(session.identity)
 
 
 def _hello_name(name: str) -> str:
@@ -309,10 +337,9 @@ async def _outside_identity(session: Session, hello: Hello) -> Identity | None:
     # The provider's name is a guest's as far as local accounts go: a claimed one is marked.
     name = await _guest_name(session, _hello_name(said)[:MAX_NAME].rstrip(), identity)
     await session.hub.store.claim_identity(identity, name, time.time())
-    token = await session.hub.accounts.token_session(
-        identity, hello.jwt or "", float(claims["exp"])
-    )
-    return Identity(identity, token, True, name, digest(token))
+    expires = float(claims["exp"])
+    token = await session.hub.accounts.token_session(identity, hello.jwt or "", expires)
+    return Identity(identity, token, True, name, digest(token), expires)
 
 
 def _v5(session: Session, message: Message) -> None:
@@ -342,7 +369,7 @@ async def on_claim_name(session: Session, request: ClaimName) -> None:
     if session.session_hash is not None:
         raise Refused(ErrorCode.BAD_FIELD, "This connection is signed in to an account already.")
     account = await session.hub.accounts.claim(
-        session.identity, session.token, request.name, request.password, session.address
+        session.identity, session.token, request.name, request.password, session.address_key
     )
     session.name = account.name
     session.session_hash = digest(session.token)
@@ -355,7 +382,11 @@ async def on_claim_name(session: Session, request: ClaimName) -> None:
 async def on_sign_in(session: Session, request: SignIn) -> None:
     _v5(session, request)
     account, token = await session.hub.accounts.sign_in(
-        request.name, request.password, session.address, "sign_in"
+        request.name,
+        request.password,
+        session.address_key,
+        "sign_in",
+        device=(session.hello_token_hash, session.session_hash),
     )
     ban = session.hub.bans.of_user(user_id(account.identity))
     if ban is not None:  # a banned account signs in nowhere; its new session is taken back
@@ -375,6 +406,8 @@ async def on_sign_in(session: Session, request: SignIn) -> None:
     await session.hub.ratings.load(user)  # the seats the account takes show its ratings
     structlog.contextvars.bind_contextvars(user=user)
     session.send(_account_answer(session, request.id, account.name, token, session.session_hash))
+    if account.renamed_from is not None:
+        tell_renamed(session, account.renamed_from, account.name)
 
 
 def _signed_in(session: Session) -> str:
@@ -604,7 +637,7 @@ async def on_resume(session: Session, request: Resume) -> None:
     known = room.seat_of(session.user) is not None or room.id in session.rooms
     if room.private and not known:
         try:
-            session.hub.codes.check(room.id, request.code, room.code, session.address)
+            session.hub.codes.check(room.id, request.code, room.code, session.address_key)
         except Refused:
             room.detach(session)  # a room relayed for this request alone stops being relayed
             raise
@@ -661,7 +694,7 @@ async def on_open_replay(session: Session, request: OpenReplay) -> None:
         raise Refused(ErrorCode.BAD_FIELD, f"At most {MAX_REPLAYS} open replays; close one first.")
     replay = await Replay.open(
         session.hub.store, request.room, request.viewer, session.user,
-        lambda row: session.hub.codes.check(row.id, request.code, row.code, session.address),
+        lambda row: session.hub.codes.check(row.id, request.code, row.code, session.address_key),
     )  # fmt: skip
     replay_id = f"p{len(session.replays) + 1}"
     while replay_id in session.replays:

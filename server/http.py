@@ -34,7 +34,7 @@ from server.config import Settings
 from server.errors import Refused
 from server.hub import Hub
 from server.leaderboards import PLAYER_ROUTES, Asker, answer
-from server.limits import Buckets, client_address, parse_networks
+from server.limits import Buckets, address_key, client_address, parse_networks
 from server.metrics import Metrics
 from server.replay import log_document, may_read
 from server.static import StaticFiles
@@ -51,8 +51,9 @@ READY_TIMEOUT = 2.0
 class HttpRoutes:
     """Answers HTTP requests for one server, from its settings, hub and metrics.
 
-    ``per_address`` is the server's count of open connections by client address (the
-    handshake refuses past ``--connections-per-address``)."""
+    ``per_address`` is the server's count of open connections by client address bucket
+    (:func:`~server.limits.address_key`; the handshake refuses past
+    ``--connections-per-address``)."""
 
     def __init__(
         self,
@@ -112,12 +113,12 @@ class HttpRoutes:
         if path == "/ws":
             return self.handshake(connection, request)
         address = self.address_of(connection, request)
-        now = time.monotonic()
-        if not self.requests.take(address, now):
-            wait = math.ceil(self.requests.wait(address, now))
+        key, now = address_key(address, self.settings.ipv6_prefix), time.monotonic()
+        if not self.requests.take(key, now):
+            wait = math.ceil(self.requests.wait(key, now))
             self.metrics.limit_refusals.labels("http").inc()
             body = (
-                f"Too many requests from {address}: at most {self.settings.http_rate:g} per"
+                f"Too many requests from {_shown(key)}: at most {self.settings.http_rate:g} per"
                 f" second (bursts of {self.settings.http_burst}); try again in {wait} s.\n"
             )
             refusal = response(HTTPStatus.TOO_MANY_REQUESTS, body.encode(), "text/plain")
@@ -160,26 +161,27 @@ class HttpRoutes:
         429 with ``Retry-After`` when the client's address opens connections too fast."""
         assert isinstance(connection, ClientSocket)  # serve(create_connection=ClientSocket)
         address = self.address_of(connection, request)
-        connection.address = address
+        key = address_key(address, self.settings.ipv6_prefix)
+        connection.address, connection.address_key = address, key
         connection.budget = 4 * self.settings.max_frame
         origin = request.headers.get("Origin")
         if not self.origin_allowed(origin, request.headers.get("Host")):
             self._refused("origin", address, origin=origin)
             body = f"Origin {origin} is not allowed to open a Lumin connection.\n"
             return response(HTTPStatus.FORBIDDEN, body.encode(), "text/plain")
-        held = self.per_address[address]
+        held = self.per_address[key]
         if held >= self.settings.connections_per_address:
             self._refused("connections_per_address", address, open=held)
             body = (
-                f"Too many connections from {address}: {held} are open, at most"
+                f"Too many connections from {_shown(key)}: {held} are open, at most"
                 f" {self.settings.connections_per_address}; close one first.\n"
             )
             return response(HTTPStatus.TOO_MANY_REQUESTS, body.encode(), "text/plain")
-        wait = self.hub.limits.connect(address, time.monotonic())
+        wait = self.hub.limits.connect(key, time.monotonic())
         if wait > 0:
             self._refused("connect_rate", address, retry_after=math.ceil(wait))
             body = (
-                f"Too many new connections from {address}: at most"
+                f"Too many new connections from {_shown(key)}: at most"
                 f" {self.settings.connect_rate:g} per second (bursts of"
                 f" {self.settings.connect_burst}); try again in {math.ceil(wait)} s.\n"
             )
@@ -211,7 +213,8 @@ class HttpRoutes:
         admin = has_admin_token(request.headers, self.settings.admin_token)
         if not admin and not may_read(row, await self._bearer(request)):
             try:
-                self.hub.codes.check(row.id, code, row.code, address)
+                key = address_key(address, self.settings.ipv6_prefix)
+                self.hub.codes.check(row.id, code, row.code, key)
             except Refused as refusal:
                 limited = refusal.code == ErrorCode.RATE_LIMITED
                 status = HTTPStatus.TOO_MANY_REQUESTS if limited else HTTPStatus.FORBIDDEN
@@ -239,6 +242,11 @@ def _parameters(target: str) -> dict[str, str] | None:
         if CONTROL.search(key) or any(CONTROL.search(value) for value in values):
             return None
     return {key: values[0] for key, values in query.items()}
+
+
+def _shown(key: str) -> str:
+    """A per-address bucket as a refusal names it: an address, or ``the network N``."""
+    return f"the network {key}" if "/" in key else key
 
 
 def response(status: HTTPStatus, body: bytes, kind: str) -> Response:

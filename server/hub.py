@@ -41,7 +41,7 @@ from protocol.messages import (
     RoomSummary,
 )
 from protocol.versions import ACCOUNTS_VERSION
-from server.accounts import Accounts, Identity
+from server.accounts import KNOWN_DEVICE_DAYS, Accounts, Identity
 from server.bans import Bans
 from server.bots import BotSeats
 from server.cluster import Cluster
@@ -52,6 +52,7 @@ from server.jwtidentity import IdentityTokens
 from server.limits import RateLimits
 from server.metrics import Metrics
 from server.ownership import Ownership
+from server.passwords import PasswordHashes
 from server.quickplay import QuickPlay
 from server.ratings import Player, Ratings, is_rated, pool_of
 from server.relay import HAND_OVER_WAIT, Relays, RemoteRoom
@@ -62,6 +63,9 @@ from server.store import RoomRow, Store
 __all__ = ["Hub", "stored_summary"]
 
 log = structlog.get_logger("lumin.hub")
+
+#: What a connection whose identity token expired is told as it is closed.
+SESSION_ENDED = "Your identity token has expired; connect again with a new one."
 
 
 class Hub:
@@ -83,7 +87,11 @@ class Hub:
         #: Wrong private-room codes, by address and by room (:mod:`server.codes`).
         self.codes = CodeGuesses()
         #: Claimed names, sign-ins and sessions.
-        self.accounts = Accounts(store)
+        self.accounts = Accounts(
+            store,
+            PasswordHashes(settings.hash_concurrency, settings.hash_queue),
+            settings.session_lifetime * 86400,
+        )
         #: The operator's outside identity provider (``hello``'s ``jwt``), if configured.
         self.identity_tokens: IdentityTokens | None = None
         if settings.jwt_key is not None or settings.jwt_jwks is not None:
@@ -95,8 +103,10 @@ class Hub:
                 settings.jwt_algorithms,
             )
         #: This node's connections signed in to an account, by session token hash (revoking a
-        #: session closes them).
+        #: session closes them), and when the sessions that end at a fixed time (an identity
+        #: token's ``exp``) end: the sweep closes their connections then.
         self.signed_in: dict[str, set[Any]] = {}
+        self.session_ends: dict[str, float] = {}
         #: In a cluster (the PostgreSQL store), this node's room leases; set by the server.
         self.ownership: Ownership | None = None
         #: With Redis, this node's registry, hints and the cluster's lobby; set by the server.
@@ -157,11 +167,13 @@ class Hub:
         token's SHA-256, never the token."""
         if token:
             digest = hashlib.sha256(token.encode()).hexdigest()
-            account = await self.accounts.session_identity(digest)
-            if account is not None:
+            session = await self.accounts.session_identity(digest)
+            if session is not None:
+                account = session.identity
                 row = await self.store.get_account_of(account)
                 named = row.name if row is not None else await self.store.get_identity(account)
-                return Identity(account, token, True, named, digest)
+                renamed = row.renamed_from if row is not None else None
+                return Identity(account, token, True, named, digest, session.expires, renamed)
             if digest in self._saving or await self.store.get_identity_claimed(digest) is False:
                 self.store.touch_identity(digest, time.time())  # guest retention counts from it
                 return Identity(digest, token, True)
@@ -211,7 +223,7 @@ class Hub:
         """The user id of a known token (a guest's, or an account's session), without creating
         an identity; ``None`` if unknown."""
         digest = hashlib.sha256(token.encode()).hexdigest()
-        session = await self.store.get_session(digest)
+        session = await self.accounts.live_session(digest)
         if session is not None:
             return "u" + session.identity[:16]
         if digest in self._saving or await self.store.get_identity_claimed(digest) is False:
@@ -232,7 +244,7 @@ class Hub:
             ("You have", sum(r.host == peer.user for r in open_rooms), "rooms_per_identity"),
             (
                 "Your address has",
-                sum(r.address == peer.address for r in open_rooms),
+                sum(r.address == peer.address_key for r in open_rooms),
                 "rooms_per_address",
             ),
         )
@@ -310,7 +322,7 @@ class Hub:
         if self.cluster is not None and (elsewhere := await self.cluster.less_loaded()):
             raise Moved(None, elsewhere.url)  # a valid request: created on the lighter node
         room, stored = self._create(game, options, seats, peer.user, request.private, meta)
-        room.address = peer.address
+        room.address = peer.address_key
         await stored
         return room
 
@@ -515,7 +527,7 @@ class Hub:
         ]
         meta = {k: v for k, v in room.meta.items() if k != "rematch"}
         new, stored = self._create(room.game, room.options, seats, peer.user, room.private, meta)
-        new.address = peer.address
+        new.address = peer.address_key
         room.meta["rematch"] = new.id  # before any await: a second request finds this room
         self.store.update_room(room.id, epoch=room.lease_epoch, meta=room.meta)
         await stored
@@ -809,9 +821,26 @@ class Hub:
                 self.spawn(room.stop())
         self.store.delete_ended_before(now - self.settings.retention_days * 86400)
         self.store.delete_guests_unseen_before(now - self.settings.guest_retention_days * 86400)
+        self.end_sessions(now)
         self.limits.prune(time.monotonic())
         self.codes.prune(time.monotonic())
         _return_free_memory()
+
+    def end_sessions(self, now: float) -> None:
+        """Close this node's connections whose session ended at its fixed time (an identity
+        token's ``exp``; they get ``bye`` ``signed_out``), and forget the sessions that ended
+        :data:`~server.accounts.KNOWN_DEVICE_DAYS` ago (an account's session ends
+        ``--session-lifetime`` days after its last use)."""
+        for token_hash, end in list(self.session_ends.items()):
+            if token_hash not in self.signed_in:
+                del self.session_ends[token_hash]  # its connections are gone
+            elif end < now:
+                del self.session_ends[token_hash]
+                for connection in self.signed_in.pop(token_hash):
+                    connection.signed_out(SESSION_ENDED)
+        self.store.delete_sessions_ended_before(
+            now - KNOWN_DEVICE_DAYS * 86400, self.accounts.session_lifetime
+        )
 
 
 async def _halted(room: Room) -> None:

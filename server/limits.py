@@ -8,6 +8,11 @@ stays bounded by the keys active within a refill time.
 
 Behind a reverse proxy every player arrives from the proxy's address: :func:`client_address`
 believes ``X-Forwarded-For`` only from the configured trusted proxies.
+
+Every per-address limit counts a client in the bucket :func:`address_key` names: an IPv4
+address itself (an IPv4-mapped IPv6 address as the IPv4 address it is), and an IPv6 address as
+its network of ``--ipv6-prefix`` bits (a /64 by default: the network one household or host is
+given, inside which a client may take a new address for every connection).
 """
 
 from __future__ import annotations
@@ -17,7 +22,14 @@ from collections.abc import Iterable, Sequence
 
 import attrs
 
-__all__ = ["Buckets", "RateLimits", "TokenBucket", "client_address", "parse_networks"]
+__all__ = [
+    "Buckets",
+    "RateLimits",
+    "TokenBucket",
+    "address_key",
+    "client_address",
+    "parse_networks",
+]
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
@@ -96,7 +108,8 @@ class Buckets:
 
 class RateLimits:
     """The server's three limits: messages per person (identity), messages per address, and
-    new connections per address (see :class:`~server.config.Settings`)."""
+    new connections per address (see :class:`~server.config.Settings`). An ``address`` here is
+    the client's bucket key (:func:`address_key`), not its address as said."""
 
     def __init__(
         self,
@@ -162,12 +175,36 @@ def parse_networks(specs: Iterable[str]) -> tuple[Network, ...]:
     return tuple(networks)
 
 
-def _trusted(address: str, proxies: tuple[Network, ...]) -> bool:
+def _ip(address: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """``address`` as an IP address (an IPv4-mapped IPv6 one as the IPv4 address it is), or
+    ``None`` when it is not one."""
     try:
-        ip = ipaddress.ip_address(address)
+        ip = ipaddress.ip_address(address.strip())
     except ValueError:
-        return False
-    return any(ip in network for network in proxies)
+        return None
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        return ip.ipv4_mapped
+    return ip
+
+
+def _trusted(address: str, proxies: tuple[Network, ...]) -> bool:
+    ip = _ip(address)
+    return ip is not None and any(ip in network for network in proxies)
+
+
+def address_key(address: str, ipv6_prefix: int = 64) -> str:
+    """The bucket every per-address limit counts a client at ``address`` in: an IPv4 address
+    (``203.0.113.7``, and ``::ffff:203.0.113.7`` too) as itself; an IPv6 address as its network
+    of ``ipv6_prefix`` bits (``2001:db8:1:2::/64``), so a client that takes a new address
+    inside the network it was given for each connection still counts as one; anything that
+    is not an IP address (a relay's ``cluster:NODE``) as it is."""
+    ip = _ip(address)
+    if ip is None:
+        return address
+    if isinstance(ip, ipaddress.IPv4Address):
+        return str(ip)
+    network = ipaddress.IPv6Network((int(ip), ipv6_prefix), strict=False)
+    return str(network)
 
 
 def client_address(peer: str, forwarded: Sequence[str], proxies: tuple[Network, ...]) -> str:

@@ -19,6 +19,7 @@ writers racing for the same ``seq`` can never fork a log: one of them is refused
 from __future__ import annotations
 
 import asyncio
+import secrets
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
@@ -46,12 +47,12 @@ from server.store import (
     update_values,
 )
 
-__all__ = ["SCHEMA_VERSION", "Lease", "PostgresStore"]
+__all__ = ["SCHEMA_VERSION", "Lease", "PostgresStore", "apply_step"]
 
 log = structlog.get_logger("lumin.store")
 
 #: The newest schema version this code writes (``lumin_schema.version``).
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 8
 
 _VERSION_1 = """
 CREATE TABLE rooms (
@@ -133,14 +134,47 @@ CREATE INDEX identities_unseen ON identities (last_seen) WHERE NOT claimed;
 #: (:mod:`server.playerrows`).
 _VERSION_5 = ";\n".join(pr.schema(postgres=True))
 
-#: Version 6: the indexes that bound players' reads over HTTP
-#: (:data:`server.playerrows.BOUNDED_READS`).
-_VERSION_6 = ";\n".join(pr.schema(postgres=True, text=pr.BOUNDED_READS))
+#: Version 6: a session's fixed end and the server's secrets (as SQLite's version 5).
+_VERSION_6 = ";\n".join(pr.schema(postgres=True, text=pr.SESSION_ENDS))
 
-#: The DDL of each step: ``_MIGRATIONS[v]`` turns version ``v`` into ``v + 1``.
-_MIGRATIONS: list[str] = [
-    _VERSION_1, _VERSION_2, _VERSION_3, _VERSION_4, _VERSION_5, _VERSION_6,
-]  # fmt: skip
+
+async def _version_7(connection: asyncpg.Connection) -> None:
+    """Version 7: claimed names fold by their confusable skeletons (as SQLite's version 6):
+    every account's key is its name's fold, a later claim of a look-alike is renamed."""
+    await connection.execute(pr.ADD_RENAMED_FROM)
+    claims = [tuple(claim) for claim in await connection.fetch(pr.CLAIMS)]
+    for sql, rows in pr.refolded(claims):  # type: ignore[arg-type]
+        if rows:
+            await connection.executemany(pr.numbered(sql), rows)
+
+
+#: Version 8: the indexes that bound players' reads over HTTP (as SQLite's version 7;
+#: :data:`server.playerrows.BOUNDED_READS`).
+_VERSION_8 = ";\n".join(pr.schema(postgres=True, text=pr.BOUNDED_READS))
+
+#: A migration step: DDL, or work on the migrating connection (inside its transaction).
+Step = str | Callable[[asyncpg.Connection], Awaitable[None]]
+
+#: Each step: ``_MIGRATIONS[v]`` turns version ``v`` into ``v + 1``.
+_MIGRATIONS: list[Step] = [
+    _VERSION_1,
+    _VERSION_2,
+    _VERSION_3,
+    _VERSION_4,
+    _VERSION_5,
+    _VERSION_6,
+    _version_7,
+    _VERSION_8,
+]
+
+
+async def apply_step(connection: asyncpg.Connection, step: Step) -> None:
+    """Run one migration step on ``connection``."""
+    if isinstance(step, str):
+        await connection.execute(step)
+    else:
+        await step(connection)
+
 
 #: The advisory lock key nodes take while they migrate (any constant shared by every node).
 _MIGRATION_LOCK = 0x4C554D494E  # "LUMIN"
@@ -296,7 +330,7 @@ class PostgresStore:
                     f" to {SCHEMA_VERSION} (upgrade Lumin to open it)"
                 )
             for step in _MIGRATIONS[version:]:
-                await connection.execute(step)
+                await apply_step(connection, step)
             await connection.execute("DELETE FROM lumin_schema")
             await connection.execute("INSERT INTO lumin_schema VALUES ($1)", SCHEMA_VERSION)
         self.schema_version = SCHEMA_VERSION
@@ -661,6 +695,24 @@ class PostgresStore:
             list(token_hashes),
         )
 
+    def clear_renamed(self, identity: str) -> asyncio.Future[None]:
+        """See :meth:`server.store.Store.clear_renamed`."""
+        return self._execute(pr.numbered(pr.CLEAR_RENAMED), identity)
+
+    def delete_sessions_ended_before(self, cutoff: float, lifetime: float) -> asyncio.Future[None]:
+        """See :meth:`server.store.Store.delete_sessions_ended_before`."""
+        return self._execute(pr.numbered(pr.DELETE_ENDED_SESSIONS), cutoff, cutoff - lifetime)
+
+    async def session_secret(self) -> bytes:
+        """See :meth:`server.store.Store.session_secret` (nodes starting together agree: the
+        first insert wins, every node reads it)."""
+        await self.pool.execute(
+            "INSERT INTO secrets (name, value) VALUES ('session', $1)"
+            " ON CONFLICT (name) DO NOTHING",
+            secrets.token_bytes(32),
+        )
+        return bytes(await self.pool.fetchval("SELECT value FROM secrets WHERE name = 'session'"))
+
     def _many(self, sql: str, rows: list[tuple[Any, ...]]) -> asyncio.Future[None]:
         async def write(connection: asyncpg.Connection) -> None:
             if rows:
@@ -759,14 +811,14 @@ class PostgresStore:
 
     async def get_account(self, key: str) -> AccountRow | None:
         row = await self.pool.fetchrow(
-            "SELECT name_key, name, identity, password, created FROM accounts WHERE name_key = $1",
+            f"{pr.ACCOUNT_SELECT} WHERE name_key = $1",
             key,
         )
         return None if row is None else AccountRow(*row.values())
 
     async def get_account_of(self, identity: str) -> AccountRow | None:
         row = await self.pool.fetchrow(
-            "SELECT name_key, name, identity, password, created FROM accounts WHERE identity = $1",
+            f"{pr.ACCOUNT_SELECT} WHERE identity = $1",
             identity,
         )
         return None if row is None else AccountRow(*row.values())

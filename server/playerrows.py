@@ -14,9 +14,16 @@ from typing import Any
 
 import attrs
 
+from server.names import refold
+
 __all__ = [
     "ACCOUNT_COLUMNS",
+    "ACCOUNT_SELECT",
+    "ADD_RENAMED_FROM",
     "BOUNDED_READS",
+    "CLAIMS",
+    "CLEAR_RENAMED",
+    "DELETE_ENDED_SESSIONS",
     "HIGH_SCORE_KEYS",
     "INSERT_ACCOUNT",
     "INSERT_RESULT",
@@ -26,6 +33,7 @@ __all__ = [
     "RESULT_SELECT",
     "SCHEMA",
     "SESSION_COLUMNS",
+    "SESSION_ENDS",
     "UPSERT_RATING",
     "AccountRow",
     "BoardKey",
@@ -40,6 +48,7 @@ __all__ = [
     "numbered",
     "rated_rooms_query",
     "ratings_query",
+    "refolded",
     "result_row",
     "result_values",
     "results_query",
@@ -50,26 +59,31 @@ __all__ = [
 @attrs.frozen
 class AccountRow:
     """A claimed name: its ``key`` (the name folded for comparison, unique), the name as
-    claimed, the identity (token hash) it belongs to, the password's Argon2 hash and when it
-    was claimed."""
+    claimed, the identity (token hash) it belongs to, the password's Argon2 hash, when it
+    was claimed, and the name it had when a change of the fold renamed it (its owner not
+    told yet; ``None``: not renamed, or told)."""
 
     key: str
     name: str
     identity: str
     password: str
     created: float
+    renamed_from: str | None = None
 
 
 @attrs.frozen
 class SessionRow:
     """A signed-in session of an account: the hash of its secret token, the identity it
-    stands for, when it was made and last used, and the client that made it."""
+    stands for, when it was made and last used, the client that made it, and when it ends
+    when that is fixed (an identity token's ``exp``; ``None``: an account's session, which
+    ends the server's session lifetime after its last use)."""
 
     token_hash: str
     identity: str
     created: float
     last_seen: float
     client: str = ""
+    expires: float | None = None
 
 
 @attrs.frozen
@@ -118,7 +132,9 @@ class ResultRow:
 
 
 ACCOUNT_COLUMNS = ("key", "name", "identity", "password", "created")
-SESSION_COLUMNS = ("token_hash", "identity", "created", "last_seen", "client")
+#: An account's columns as stored, in :class:`AccountRow` order.
+ACCOUNT_SELECT = "SELECT name_key, name, identity, password, created, renamed_from FROM accounts"
+SESSION_COLUMNS = ("token_hash", "identity", "created", "last_seen", "client", "expires")
 RESULT_COLUMNS = (
     "room", "seat", "player", "name", "game", "pool", "rank", "forfeit", "finished", "rated",
     "before", "after",
@@ -134,8 +150,32 @@ MARK_CLAIMED = (
     " AND EXISTS (SELECT 1 FROM accounts WHERE identity = ?)"
 )
 INSERT_SESSION = (
-    "INSERT INTO sessions (token_hash, identity, created, last_seen, client) VALUES (?, ?, ?, ?, ?)"
+    "INSERT INTO sessions (token_hash, identity, created, last_seen, client, expires)"
+    " VALUES (?, ?, ?, ?, ?, ?)"
 )
+#: Forget the sessions that ended before a time: those whose end is fixed (``expires``)
+#: before the first value, the others (an account's) last used before the second.
+DELETE_ENDED_SESSIONS = (
+    "DELETE FROM sessions WHERE (expires IS NOT NULL AND expires < ?)"
+    " OR (expires IS NULL AND last_seen < ?)"
+)
+#: The statements that add session ends and the server's secrets (SQLite's version 5,
+#: PostgreSQL's version 6), through :func:`schema`'s types: a session's ``expires`` (an
+#: identity token's ``exp``), indexes for the sweep that forgets ended sessions, and
+#: ``secrets``, the values every node of a cluster shares (the key session tokens are
+#: derived with). Identity-token sessions kept before are deleted: their tokens were the
+#: identity token's plain hash, which anyone holding that token could make (the person's
+#: next hello with an identity token makes a new session).
+SESSION_ENDS = """
+ALTER TABLE sessions ADD COLUMN expires REAL;
+CREATE INDEX sessions_expires ON sessions (expires);
+CREATE INDEX sessions_last_seen ON sessions (last_seen);
+DELETE FROM sessions WHERE client LIKE 'jwt until %';
+CREATE TABLE secrets (
+    name TEXT PRIMARY KEY,
+    value BLOB NOT NULL
+);
+"""
 UPSERT_RATING = (
     "INSERT INTO ratings (player, game, pool, name, mu, sigma, games, updated)"
     " VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
@@ -259,11 +299,46 @@ CREATE INDEX results_rated_rooms ON results (rated, finished, room);
 DROP INDEX results_rated;
 """
 
+#: An account's name as it was before a change of the fold renamed it (SQLite's version 6,
+#: PostgreSQL's version 7, with :func:`refolded`).
+ADD_RENAMED_FROM = "ALTER TABLE accounts ADD COLUMN renamed_from TEXT"
+#: The claims :func:`refolded` folds again: ``(identity, name, created)``.
+CLAIMS = "SELECT identity, name, created FROM accounts"
+#: The owner of a renamed account has been told.
+CLEAR_RENAMED = "UPDATE accounts SET renamed_from = NULL WHERE identity = ?"
+
+
+def refolded(claims: Sequence[tuple[str, str, float]]) -> list[tuple[str, list[tuple[Any, ...]]]]:
+    """The statements, each with its rows, that give every claimed name (``claims``, as
+    :data:`CLAIMS` reads them) its key under today's fold (:func:`server.names.refold`): a
+    later claim of a look-alike is renamed, keeps the name it had in ``renamed_from`` and
+    shows its new name on its identity and ratings. The keys are first made unique
+    (``refolding:`` and the identity), so no new key meets an old one on the way."""
+    folded = refold(claims)
+    renames = [each for each in folded if each.renamed_from is not None]
+    return [
+        ("UPDATE accounts SET name_key = 'refolding:' || identity", [()]),
+        (
+            "UPDATE accounts SET name_key = ?, name = ?, renamed_from = ? WHERE identity = ?",
+            [(f.key, f.name, f.renamed_from, f.identity) for f in folded],
+        ),
+        (
+            "UPDATE identities SET name = ? WHERE token_hash = ?",
+            [(f.name, f.identity) for f in renames],
+        ),
+        (
+            "UPDATE ratings SET name = ? WHERE player = ?",
+            [(f.name, "u" + f.identity[:16]) for f in renames],
+        ),
+    ]
+
 
 def schema(postgres: bool, text: str = SCHEMA) -> list[str]:
-    """The statements of ``text`` (:data:`SCHEMA` by default) for one database."""
+    """The statements of :data:`SCHEMA` (or another of this module's schema steps) for one
+    database: SQLite's ``REAL`` and ``BLOB`` are PostgreSQL's ``DOUBLE PRECISION`` and
+    ``BYTEA``."""
     if postgres:
-        text = text.replace(" REAL", " DOUBLE PRECISION")
+        text = text.replace(" REAL", " DOUBLE PRECISION").replace(" BLOB", " BYTEA")
     return [statement.strip() for statement in text.split(";") if statement.strip()]
 
 

@@ -374,7 +374,7 @@ class QuickPlay:
         settings = self.hub.settings
         caps = (
             ("You have", "person", lambda t: t.session.user == session.user),
-            ("Your address has", "address", lambda t: t.session.address == session.address),
+            ("Your address has", "address", lambda t: t.session.address_key == session.address_key),
         )
         for who, kind, mine in caps:
             cap = getattr(settings, f"quick_play_per_{kind}")

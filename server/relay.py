@@ -83,7 +83,7 @@ class RelayPeer:
         self.node = node
         self.user = f"relay:{node}"
         self.name = f"spectators on {node}"
-        self.address = f"cluster:{node}"
+        self.address = self.address_key = f"cluster:{node}"
         self.muted: set[str] = set()
 
     def send(self, message: Message) -> None:
@@ -148,7 +148,7 @@ class RemoteRoom:
 
     async def watch(self, peer: Peer, code: str | None, *, trusted: bool = False) -> None:
         if self.private and not trusted:
-            self.relays.hub.codes.check(self.id, code, self.code, peer.address)
+            self.relays.hub.codes.check(self.id, code, self.code, peer.address_key)
         self._send_snapshot(peer, await self._first_snapshot())
         self.peers[peer] = None
 

@@ -89,8 +89,10 @@ class Peer(Protocol):
 
     user: str
     name: str
-    #: The client's address (for the per-address limits).
+    #: The client's address, and the bucket its per-address limits count it in
+    #: (:func:`server.limits.address_key`).
     address: str
+    address_key: str
     muted: set[str]
 
     def send(self, message: Message) -> None:
@@ -234,8 +236,9 @@ class Room:
         #: The seats that count as last once the game has ended (left, or away past grace).
         self.forfeits: list[int] = []
         self.touched = time.time()
-        #: The creator's address, for the per-address cap on open rooms (memory only: after a
-        #: restart rooms count against their host identity alone).
+        #: The creator's per-address bucket (:func:`server.limits.address_key`), for the
+        #: per-address cap on open rooms (memory only: after a restart rooms count against
+        #: their host identity alone).
         self.address: str | None = None
         #: ``time.monotonic()`` when a human was last seated (connected or within their
         #: grace) or anyone watched; a room rebuilt at start-up starts from then.
@@ -517,7 +520,7 @@ class Room:
     def _check_code(self, peer: Peer, code: str | None) -> None:
         """A private room's code, checked against the guesses allowed (:mod:`server.codes`)."""
         if self.private:
-            self.hub.codes.check(self.id, code, self.code, peer.address)
+            self.hub.codes.check(self.id, code, self.code, peer.address_key)
 
     def _gone(self, peer: Peer) -> Viewer:
         """Forget ``peer``; returns the viewer it saw, noting when that viewer's last

@@ -33,10 +33,9 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import json
-import os
 import queue
+import secrets
 import sqlite3
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -48,6 +47,7 @@ import msgpack
 
 from server import playerrows as pr
 from server.playerrows import AccountRow, RatingRow, ResultRow, SessionRow
+from server.threads import yielding_pool
 
 __all__ = [
     "BAN_KINDS",
@@ -79,8 +79,10 @@ DURABILITY_MODES = ("process", "fsync")
 #: it migrates it (:data:`_MIGRATIONS`). Version 2 adds ``bans``; version 3 an identity's
 #: ``last_seen`` and ``claimed``; version 4
 #: accounts, sessions, ratings, results and a high score's player id
-#: (:mod:`server.playerrows`); version 5 the indexes that bound players' reads over HTTP.
-SCHEMA_VERSION = 5
+#: (:mod:`server.playerrows`); version 5 a session's fixed end and the server's secrets;
+#: version 6 claimed names folded by their confusable skeletons; version 7 the indexes that
+#: bound players' reads over HTTP.
+SCHEMA_VERSION = 7
 
 #: What a ban names: a person (their identity's user id) or a client address.
 BAN_KINDS = ("identity", "address")
@@ -283,6 +285,23 @@ class Store(Protocol):
         """Revoke the identity's sessions with those token hashes (every one: ``None``)."""
         ...
 
+    def clear_renamed(self, identity: str) -> asyncio.Future[None]:
+        """The owner of the identity's renamed account has been told (its ``renamed_from``
+        goes)."""
+        ...
+
+    def delete_sessions_ended_before(self, cutoff: float, lifetime: float) -> asyncio.Future[None]:
+        """Forget every session that ended before ``cutoff``: one whose end is fixed
+        (``expires``) before it, an account's (no ``expires``) last used ``lifetime`` seconds
+        before it."""
+        ...
+
+    async def session_secret(self) -> bytes:
+        """The secret session tokens are derived with (32 random bytes): made the first time
+        it is asked for and kept in the store, so every node sharing the store, and a backup
+        of it, has the same."""
+        ...
+
     def save_ratings(self, rows: Sequence[RatingRow]) -> asyncio.Future[None]:
         """Keep ratings, replacing each player's in that game and pool; all or none."""
         ...
@@ -386,13 +405,6 @@ class Store(Protocol):
         ...
 
 
-def _lowest_priority() -> None:
-    """Give the calling thread the lowest scheduling priority (Linux, where a thread's nice
-    value is its own); elsewhere leave it as it is."""
-    if sys.platform.startswith("linux"):
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
-
-
 def _pack(value: Any) -> bytes:
     return msgpack.packb(value, use_bin_type=True)
 
@@ -437,7 +449,6 @@ READERS = 2
 
 T = TypeVar("T")
 
-_ACCOUNT_BY = "SELECT name_key, name, identity, password, created FROM accounts WHERE "
 _SESSION_BY = f"SELECT {', '.join(pr.SESSION_COLUMNS)} FROM sessions WHERE "
 
 _APPEND = (
@@ -537,9 +548,7 @@ class EventStore:
         stall every room for a scheduler time slice now and then, while at the lowest it only
         runs when the loop leaves it room."""
         if self._background is None:
-            self._background = concurrent.futures.ThreadPoolExecutor(
-                max_workers=1, thread_name_prefix="lumin-checkpoint", initializer=_lowest_priority
-            )
+            self._background = yielding_pool(1, "lumin-checkpoint")
         await asyncio.get_running_loop().run_in_executor(self._background, self.checkpoint)
 
     def _upgrade(self) -> int:
@@ -609,11 +618,12 @@ class EventStore:
         return await self._read(self.bans)
 
     async def get_account(self, key: str) -> AccountRow | None:
-        row = await self._read(self._first, _ACCOUNT_BY + "name_key = ?", (key,))
+        row = await self._read(self._first, f"{pr.ACCOUNT_SELECT} WHERE name_key = ?", (key,))
         return None if row is None else AccountRow(*row)
 
     async def get_account_of(self, identity: str) -> AccountRow | None:
-        row = await self._read(self._first, _ACCOUNT_BY + "identity = ?", (identity,))
+        sql = f"{pr.ACCOUNT_SELECT} WHERE identity = ?"
+        row = await self._read(self._first, sql, (identity,))
         return None if row is None else AccountRow(*row)
 
     async def get_identity_claimed(self, token_hash: str) -> bool | None:
@@ -883,6 +893,28 @@ class EventStore:
             [(identity, token_hash) for token_hash in token_hashes],
         )
 
+    def clear_renamed(self, identity: str) -> asyncio.Future[None]:
+        """See :meth:`Store.clear_renamed`."""
+        return self._submit(pr.CLEAR_RENAMED, (identity,))
+
+    def delete_sessions_ended_before(self, cutoff: float, lifetime: float) -> asyncio.Future[None]:
+        """See :meth:`Store.delete_sessions_ended_before`."""
+        return self._submit(pr.DELETE_ENDED_SESSIONS, (cutoff, cutoff - lifetime))
+
+    async def session_secret(self) -> bytes:
+        """See :meth:`Store.session_secret`."""
+        read = "SELECT value FROM secrets WHERE name = 'session'"
+        row = await self._read(self._first, read, ())
+        if row is None:
+            await self._submit(
+                "INSERT INTO secrets (name, value) VALUES ('session', ?)"
+                " ON CONFLICT (name) DO NOTHING",
+                (secrets.token_bytes(32),),
+            )
+            row = await self._read(self._first, read, ())
+            assert row is not None, "the secret was kept"
+        return bytes(row[0])
+
     def save_ratings(self, rows: Sequence[RatingRow]) -> asyncio.Future[None]:
         """Keep ratings (replacing each player's in that game and pool), all or none."""
         return self._submit(pr.UPSERT_RATING, [attrs.astuple(row) for row in rows])
@@ -1147,7 +1179,24 @@ def _version_4(connection: sqlite3.Connection) -> None:
 
 
 def _version_5(connection: sqlite3.Connection) -> None:
-    """Version 4 to 5: the indexes that bound players' reads over HTTP
+    """Version 4 to 5: a session's ``expires`` and the server's ``secrets``
+    (:data:`server.playerrows.SESSION_ENDS`); identity-token sessions kept before go."""
+    for statement in pr.schema(postgres=False, text=pr.SESSION_ENDS):
+        connection.execute(statement)
+
+
+def _version_6(connection: sqlite3.Connection) -> None:
+    """Version 5 to 6: claimed names fold by their confusable skeletons (:mod:`server.names`):
+    every account's key is its name's fold, and a later claim of a name that now folds like
+    an earlier one is renamed (``renamed_from``: the name it had, until its owner is told)."""
+    connection.execute(pr.ADD_RENAMED_FROM)
+    claims = connection.execute(pr.CLAIMS).fetchall()
+    for sql, rows in pr.refolded(claims):
+        connection.executemany(sql, rows)
+
+
+def _version_7(connection: sqlite3.Connection) -> None:
+    """Version 6 to 7: the indexes that bound players' reads over HTTP
     (:data:`server.playerrows.BOUNDED_READS`)."""
     for statement in pr.schema(postgres=False, text=pr.BOUNDED_READS):
         connection.execute(statement)
@@ -1164,6 +1213,8 @@ _MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _version_3,
     _version_4,
     _version_5,
+    _version_6,
+    _version_7,
 ]
 
 

@@ -106,8 +106,10 @@ class ClientSocket(ServerConnection):
         #: Bytes of parsed messages the reader may have waiting before parsing stops.
         self.budget = 256 * 1024
         #: The client's address (``X-Forwarded-For`` when a trusted proxy sent the request),
+        #: and the bucket its per-address limits count it in (:func:`server.limits.address_key`),
         #: set during the handshake.
         self.address = ""
+        self.address_key = ""
         #: Bytes read from the client, not parsed yet.
         self.backlog = bytearray()
         self._scheduled = False

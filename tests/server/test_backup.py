@@ -92,15 +92,18 @@ async def test_a_backup_beside_a_running_server_is_whole_and_its_restored_copy_r
     copy.close()
     assert {waiting, playing} <= live and last.live_rooms == len(live) and logged >= 1
 
+    assert last.session_secret, "the server's session secret travels with the backup"
+    assert "the session secret" in last.describe()
     elsewhere = tmp_path / "restored"
     restored, kept = restore(elsewhere, last.path)
-    assert kept is None and restored.rooms == last.rooms
+    assert kept is None and restored.rooms == last.rooms and restored.session_secret
     second = LuminServer(attrs.evolve(settings, data=elsewhere))
     await second.start()
     try:
         assert second.recovered == len(live) and live <= set(second.hub.rooms)
         assert [r.seq for r in second.store.records(playing)] == list(range(1, logged + 1))
         assert second.hub.rooms[waiting].status == "waiting"
+        assert await second.store.session_secret() == await server.store.session_secret()
     finally:
         await second.stop()
 

@@ -55,6 +55,7 @@ class StandIn:
     name: str = ""
     person: str = "c-stand-in"
     address: str = "127.0.0.1"
+    address_key: str = "127.0.0.1"
     muted: set[str] = attrs.field(factory=set)
     rooms: dict[str, Room] = attrs.field(factory=dict)
     replays: dict[str, Replay] = attrs.field(factory=dict)
@@ -62,9 +63,10 @@ class StandIn:
     identity: str = ""
     token: str = ""
     session_hash: str | None = None
+    hello_token_hash: str | None = None
 
-    def signed_out(self) -> None:
-        self.sent.append(Bye(code="signed_out"))
+    def signed_out(self, message: str = "") -> None:
+        self.sent.append(Bye(code="signed_out", message=message))
 
     def send(self, message: Message) -> None:
         self.sent.append(message)

@@ -2,15 +2,19 @@
 that provider's person (the same identity on every connection, with a session token for later
 hellos), and a forged token, one signed with ``alg: none``, an expired one, one from another
 issuer or for another audience, or one signed with another key is refused (a fatal
-``bad_credentials``)."""
+``bad_credentials``). The session token is keyed with the store's secret, and the session ends
+at the identity token's ``exp`` everywhere: hello, HTTP bearers, open connections."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
 import hmac
 import json
 import time
+import urllib.error
+import urllib.request
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -23,12 +27,13 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 
 from clients.sdk import LuminClient
 from protocol.codec import SERVER_FRAME_LIMITS, decode, encode
-from protocol.messages import ClaimName, Error, Hello, Message, Welcome
+from protocol.messages import Bye, ClaimName, Error, Hello, Message, Welcome
 from server.app import LuminServer
 from server.config import Settings
 from server.jwtidentity import FETCH_TIMEOUT, BadIdentityToken, IdentityTokens
 from server.store import Ban
 from tests.server.conftest import TEST_LIMITS
+from tests.server.test_store_contract import row
 
 ISSUER, AUDIENCE = "https://id.example.test", "lumin"
 
@@ -54,20 +59,24 @@ def token(key: rsa.RSAPrivateKey = PROVIDER, **claims: Any) -> str:
     return jwt.encode({k: v for k, v in body.items() if v is not None}, key, algorithm="RS256")
 
 
-@pytest.fixture
-async def server(tmp_path: Path) -> AsyncIterator[LuminServer]:
-    key_file = tmp_path / "provider.pem"
+def provider_settings(folder: Path) -> Settings:
+    """A test server's settings in ``folder``, with the provider's key."""
+    key_file = folder / "provider.pem"
     key_file.write_text(public_pem(PROVIDER))
-    settings = Settings(
+    return Settings(
         port=0,
-        data=tmp_path / "data",
+        data=folder / "data",
         bot_delay=0.0,
         jwt_key=str(key_file),
         jwt_issuer=ISSUER,
         jwt_audience=AUDIENCE,
         **TEST_LIMITS,
     )
-    lumin = LuminServer(settings)
+
+
+@pytest.fixture
+async def server(tmp_path: Path) -> AsyncIterator[LuminServer]:
+    lumin = LuminServer(provider_settings(tmp_path))
     await lumin.start()
     yield lumin
     await lumin.stop()
@@ -123,6 +132,79 @@ async def test_an_identity_tokens_session_ends_with_the_token(server) -> None:
     assert isinstance(fresh, Welcome) and fresh.user == ending.user
     identity = server.hub.identity_tokens.identity({"iss": ISSUER, "sub": "person-42"})
     assert len(await server.hub.accounts.sessions(identity)) == 1
+
+
+async def test_a_session_token_is_keyed_with_the_stores_secret(server, tmp_path: Path) -> None:
+    """Holding the identity token is not enough to make its session token: the server derives
+    it with an HMAC keyed with its store's secret, so another server (another store) makes
+    another token from the same identity token."""
+    said = token()
+    welcome = await hello(server, jwt=said)
+    assert isinstance(welcome, Welcome)
+    message = b"lumin session\0" + said.encode()
+    assert welcome.token != "j" + hashlib.sha256(message).hexdigest()
+    secret = await server.hub.store.session_secret()
+    assert welcome.token == "j" + hmac.new(secret, message, hashlib.sha256).hexdigest()
+    (tmp_path / "other").mkdir()
+    other = LuminServer(provider_settings(tmp_path / "other"))
+    await other.start()
+    try:
+        elsewhere = await hello(other, jwt=said)
+    finally:
+        await other.stop()
+    assert isinstance(elsewhere, Welcome) and elsewhere.user == welcome.user
+    assert elsewhere.token != welcome.token
+
+
+def _status(url: str, headers: dict[str, str]) -> int:
+    request = urllib.request.Request(url, headers=headers)
+    try:
+        with urllib.request.urlopen(request) as answer:
+            return int(answer.status)
+    except urllib.error.HTTPError as refused:
+        return int(refused.code)
+
+
+async def test_an_identity_tokens_session_is_no_http_bearer_after_its_exp(server) -> None:
+    """A private game's log is a seated player's to read with their session token as a
+    bearer, while the session lasts: the session of an identity token past its ``exp`` (5 s
+    ago, within the verifying leeway) reads nothing."""
+    ended = await hello(server, jwt=token(exp=time.time() - 5))
+    lasting = await hello(server, jwt=token(sub="person-45"))
+    assert isinstance(ended, Welcome) and isinstance(lasting, Welcome)
+    seats = [{"kind": "human", "user": w.user, "name": w.name} for w in (ended, lasting)]
+    game = row("pj", "finished", private=True, code="SECRET", seats=seats, finished=3.0)
+    await server.hub.store.create_room(game)
+    log = f"http://127.0.0.1:{server.port}/rooms/pj/log"
+    for welcome, status in ((lasting, 200), (ended, 403)):
+        bearer = {"Authorization": f"Bearer {welcome.token}"}
+        assert await asyncio.to_thread(_status, log, bearer) == status
+
+
+async def test_a_connection_of_an_identity_token_is_closed_at_its_exp(server) -> None:
+    """A connection said hello with an identity token that expires: at the sweep after its
+    ``exp`` it is told (``bye``, ``signed_out``) and closed; one whose token lasts stays."""
+    url = f"ws://127.0.0.1:{server.port}/ws"
+    ends = time.time() + 1.0
+    async with (
+        websockets.connect(url) as ending,
+        websockets.connect(url) as lasting,
+    ):
+        for socket, said in ((ending, token(exp=ends)), (lasting, token(sub="person-46"))):
+            await socket.send(encode(Hello(versions=(5,), name="guest", jwt=said)))
+            welcome = decode(await socket.recv(), sender="server", limits=SERVER_FRAME_LIMITS)
+            assert isinstance(welcome, Welcome)
+        server.hub.end_sessions(time.time())  # a sweep before the exp ends nothing
+        await asyncio.sleep(max(0.0, ends - time.time()) + 0.1)
+        server.hub.end_sessions(time.time())
+        bye = decode(await ending.recv(), sender="server", limits=SERVER_FRAME_LIMITS)
+        assert isinstance(bye, Bye) and bye.code == "signed_out"
+        assert "expired" in (bye.message or "")
+        with pytest.raises(websockets.ConnectionClosed):
+            await asyncio.wait_for(ending.recv(), 5)
+        await lasting.send(encode(Hello(versions=(5,), name="again", id=7)))
+        answer = decode(await lasting.recv(), sender="server", limits=SERVER_FRAME_LIMITS)
+        assert isinstance(answer, Error) and answer.code == "already_greeted", "still open"
 
 
 async def test_a_providers_name_claimed_here_is_marked_as_a_guests(server) -> None:

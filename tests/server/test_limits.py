@@ -1,7 +1,8 @@
 """Rate limits a reconnect does not reset: per person (identity) over all their connections, per
 client address, and new connections per address; behind a trusted proxy the address is the
 one its X-Forwarded-For names. An act over the limit is ``rejected``, other requests get an
-``error``, each naming the limit; ``welcome`` announces the limits."""
+``error``, each naming the limit; ``welcome`` announces the limits. Every per-address limit
+counts an IPv6 client by its /64 (``--ipv6-prefix``) and an IPv4-mapped one as IPv4."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from clients.sdk import LuminClient, ServerError, bot, human
 from protocol.codec import decode
 from protocol.messages import CommandRejected, Error
 from server.config import Settings
-from server.limits import Buckets, client_address, parse_networks
+from server.limits import Buckets, address_key, client_address, parse_networks
 
 
 @pytest.fixture
@@ -245,5 +246,139 @@ async def test_an_address_may_hold_only_so_many_connections_open(tmp_path: Path)
         await again.close()
         for client in opened[1:]:
             await client.close()
+    finally:
+        await lumin.stop()
+
+
+def test_an_address_key_is_the_ipv4_address_or_the_ipv6_network() -> None:
+    assert address_key("203.0.113.7") == "203.0.113.7"
+    assert address_key("::ffff:203.0.113.7") == "203.0.113.7", "IPv4-mapped IPv6 is IPv4"
+    assert address_key("2001:db8:1:2:aaaa:bbbb:cccc:1") == "2001:db8:1:2::/64"
+    assert address_key("2001:db8:1:2::9") == address_key("2001:db8:1:2:ffff::1")
+    assert address_key("2001:db8:1:3::9") != address_key("2001:db8:1:2::9")
+    assert address_key("2001:db8:1:2::9", 48) == "2001:db8:1::/48"
+    assert address_key("2001:db8:1:2::9", 128) == "2001:db8:1:2::9/128"
+    assert address_key("cluster:node-a") == "cluster:node-a", "not an address: as it is"
+
+
+def test_a_trusted_proxy_may_be_named_as_ipv4_and_connect_as_ipv4_mapped() -> None:
+    proxies = parse_networks(["10.0.0.0/8"])
+    assert client_address("::ffff:10.0.0.2", ["2001:db8::7"], proxies) == "2001:db8::7"
+
+
+async def _opened(url: str, forwarded: list[str]) -> list[object]:
+    """Open a websocket for each ``X-Forwarded-For`` value: the socket, or the refusal's
+    status code and body."""
+    outcomes: list[object] = []
+    for address in forwarded:
+        try:
+            outcomes.append(await ws_connect(url, additional_headers={"X-Forwarded-For": address}))
+        except InvalidStatus as refused:
+            outcomes.append((refused.response.status_code, refused.response.body))
+    return outcomes
+
+
+async def _close_all(outcomes: list[object]) -> None:
+    for outcome in outcomes:
+        if not isinstance(outcome, tuple):
+            await outcome.close()  # type: ignore[attr-defined]
+
+
+async def test_ipv6_clients_of_one_network_share_the_connect_rate(tmp_path: Path) -> None:
+    """Behind a trusted proxy, a client taking a new address of its /64 for each connection
+    counts as one; another /64 has a bucket of its own; an IPv4-mapped address is the IPv4
+    address's."""
+    from server.app import LuminServer
+
+    settings = Settings(
+        port=0,
+        data=tmp_path / "data",
+        connect_rate=0.01,
+        connect_burst=2,
+        trusted_proxies=("127.0.0.1/32",),
+    )
+    lumin = LuminServer(settings)
+    await lumin.start()
+    url = f"ws://127.0.0.1:{lumin.port}/ws"
+    try:
+        outcomes = await _opened(
+            url,
+            [
+                "2001:db8:1:2::1",
+                "2001:db8:1:2:aaaa::2",
+                "2001:db8:1:2:ffff:ffff:ffff:3",  # a third address of the same /64
+                "2001:db8:1:3::1",  # the next /64: someone else
+                "198.51.100.7",
+                "::ffff:198.51.100.7",
+                "::ffff:c633:6407",  # 198.51.100.7 again, spelled in hex
+            ],
+        )
+        statuses = [o[0] if isinstance(o, tuple) else 101 for o in outcomes]
+        assert statuses == [101, 101, 429, 101, 101, 101, 429]
+        refused = outcomes[2]
+        assert isinstance(refused, tuple)
+        assert b"the network 2001:db8:1:2::/64" in refused[1]
+        await _close_all(outcomes)
+    finally:
+        await lumin.stop()
+
+
+async def test_the_ipv6_prefix_is_a_setting(tmp_path: Path) -> None:
+    """``--ipv6-prefix 128`` counts every IPv6 address apart; 48 counts a whole /48 as one."""
+    from server.app import LuminServer
+
+    for prefix, statuses in ((128, [101, 101, 101]), (48, [101, 101, 429])):
+        settings = Settings(
+            port=0,
+            data=tmp_path / f"data{prefix}",
+            connect_rate=0.01,
+            connect_burst=2,
+            trusted_proxies=("127.0.0.1/32",),
+            ipv6_prefix=prefix,
+        )
+        lumin = LuminServer(settings)
+        await lumin.start()
+        url = f"ws://127.0.0.1:{lumin.port}/ws"
+        try:
+            outcomes = await _opened(url, ["2001:db8:1:2::1", "2001:db8:1:2::2", "2001:db8:1:9::3"])
+            assert [o[0] if isinstance(o, tuple) else 101 for o in outcomes] == statuses
+            await _close_all(outcomes)
+        finally:
+            await lumin.stop()
+
+
+async def test_ipv6_clients_of_one_network_share_open_connections_and_messages(
+    tmp_path: Path,
+) -> None:
+    """The cap on open connections and the message bucket count a /64 as one address."""
+    from server.app import LuminServer
+
+    settings = Settings(
+        port=0,
+        data=tmp_path / "data",
+        connections_per_address=2,
+        address_rate=0.01,
+        address_burst=4,
+        trusted_proxies=("127.0.0.1/32",),
+    )
+    lumin = LuminServer(settings)
+    await lumin.start()
+    url = f"ws://127.0.0.1:{lumin.port}/ws"
+    try:
+        outcomes = await _opened(url, ["2001:db8::1", "2001:db8::2", "2001:db8::3:3"])
+        assert [o[0] if isinstance(o, tuple) else 101 for o in outcomes] == [101, 101, 429]
+        first, second = outcomes[0], outcomes[1]
+        answers = []
+        hellos = [{"type": "hello", "versions": [5], "name": f"P{n}", "id": n} for n in (0, 1)]
+        pings = [{"type": "ping", "id": n} for n in range(2, 6)]
+        for n, message in enumerate(hellos + pings):
+            socket = (first, second)[n % 2]
+            await socket.send(msgpack.packb(message))  # type: ignore[attr-defined]
+            answer = await asyncio.wait_for(socket.recv(), 5)  # type: ignore[attr-defined]
+            answers.append(decode(answer))
+        kinds = [a.code if isinstance(a, Error) else a.TYPE for a in answers]
+        # Two hellos and two pings are the network's burst of 4: the next two are refused.
+        assert kinds == ["welcome", "welcome", "pong", "pong", "rate_limited", "rate_limited"]
+        await _close_all(outcomes)
     finally:
         await lumin.stop()

@@ -11,10 +11,14 @@ from collections.abc import AsyncIterator
 import asyncpg
 import pytest
 
-from server.pgstore import _FENCED_APPEND, _MIGRATIONS, SCHEMA_VERSION, PostgresStore
-from server.playerrows import RatingRow
+from server.names import name_key
+from server.pgstore import _FENCED_APPEND, _MIGRATIONS, SCHEMA_VERSION, PostgresStore, apply_step
+from server.playerrows import AccountRow, RatingRow
 from server.store import AppendRefused, Ban, Fenced, pack_run
 from tests.server.test_store_contract import record, reset_postgres, row
+
+#: "Ada" with a Cyrillic A (U+0410): a look-alike of "Ada".
+LOOKALIKE = "\u0410da"
 
 
 @pytest.fixture
@@ -160,7 +164,7 @@ async def test_every_older_schema_version_migrates_to_the_newest(
     try:
         await connection.execute("CREATE TABLE lumin_schema (version INTEGER)")
         for step in _MIGRATIONS[:version]:
-            await connection.execute(step)
+            await apply_step(connection, step)
         await connection.execute("INSERT INTO lumin_schema VALUES ($1)", version)
         if version >= 1:  # data written at that version
             await connection.execute(
@@ -182,6 +186,26 @@ async def test_every_older_schema_version_migrates_to_the_newest(
             )
         if version >= 4:
             await connection.execute("INSERT INTO identities VALUES ('h4', 'Bea', 1.0, 50.0, TRUE)")
+        if version >= 5:  # an account's session, and an identity token's (derived from it alone)
+            await connection.execute(
+                "INSERT INTO sessions (token_hash, identity, created, last_seen, client) VALUES"
+                " ('s-account', 'h4', 1.0, 50.0, 'sign_in'),"
+                " ('s-jwt', 'h5', 1.0, 50.0, 'jwt until 9e9')"
+            )
+        if 5 <= version < 7:  # two accounts whose names fold alike by how they look (old fold)
+            await connection.execute(
+                "INSERT INTO accounts VALUES ('ada', 'Ada', 'h4', 'hash', 1.0), ($1, $2, 'h6',"
+                " 'hash', 2.0)",
+                LOOKALIKE.casefold(),
+                LOOKALIKE,
+            )
+            await connection.execute(
+                "INSERT INTO identities VALUES ('h6', $1, 1.0, 50.0, TRUE)", LOOKALIKE
+            )
+            await connection.execute(
+                "INSERT INTO ratings VALUES ('uh6', 'neon_hex', '2p', $1, 25.0, 8.0, 1, 1.0)",
+                LOOKALIKE,
+            )
     finally:
         await connection.close()
     store = PostgresStore(postgres_url)
@@ -209,6 +233,27 @@ async def test_every_older_schema_version_migrates_to_the_newest(
         assert await store.get_ratings("flip_over_frog") == [rating]
         await store.add_high_score("Ada", 3, "gold", "r1", 9.0, player_id="u1")
         assert [s["player_id"] for s in await store.get_high_scores(player_id="u1")] == ["u1"]
+        # Version 6: an account's session is kept with no fixed end, an identity token's
+        # kept before is gone, and the session secret is made and kept.
+        if version >= 5:
+            assert (await store.get_session("s-account")).expires is None  # type: ignore[union-attr]
+            # (one kept from version 6 on was made with the secret)
+            assert (await store.get_session("s-jwt") is None) is (version < 6)
+        secret = await store.session_secret()
+        assert len(secret) == 32 and await store.session_secret() == secret
+        # Version 7: names fold by how they look; the later look-alike claim is renamed.
+        if 5 <= version < 7:
+            assert await store.get_account(name_key("Ada")) == AccountRow(
+                name_key("Ada"), "Ada", "h4", "hash", 1.0
+            )
+            later = await store.get_account_of("h6")
+            assert later == AccountRow(
+                name_key("Ada 2"), f"{LOOKALIKE} 2", "h6", "hash", 2.0, renamed_from=LOOKALIKE
+            )
+            assert await store.get_identity("h6") == f"{LOOKALIKE} 2"
+            assert [r.name for r in await store.get_ratings(player="uh6")] == [f"{LOOKALIKE} 2"]
+            await store.clear_renamed("h6")
+            assert (await store.get_account_of("h6")).renamed_from is None  # type: ignore[union-attr]
     finally:
         await store.aclose()
         await reset_postgres(postgres_url)

@@ -16,8 +16,12 @@ import pytest
 
 import server.store as store_module
 from server import playerrows as pr
-from server.playerrows import RatingRow
+from server.names import name_key
+from server.playerrows import AccountRow, RatingRow
 from server.store import _MIGRATIONS, SCHEMA_VERSION, Ban, EventStore, Record, RoomRow
+
+#: "Ada" with a Cyrillic A (U+0410): a look-alike of "Ada".
+LOOKALIKE = "\u0410da"
 
 
 def row(room: str, status: str = "playing", finished: float | None = None) -> RoomRow:
@@ -287,6 +291,23 @@ async def test_every_older_schema_version_migrates_to_the_newest(
         old.execute("INSERT INTO bans VALUES ('address', '203.0.113.9', 'flood', 5.0)")
     if version >= 3:
         old.execute("INSERT INTO identities VALUES ('h3', 'Bea', 1.0, 50.0, 1)")
+    if version >= 4:  # an account's session, and an identity token's (derived from it alone)
+        columns = "token_hash, identity, created, last_seen, client"
+        old.execute(
+            f"INSERT INTO sessions ({columns}) VALUES ('s-account', 'h3', 1.0, 50.0, 'sign_in')"
+        )
+        old.execute(
+            f"INSERT INTO sessions ({columns}) VALUES ('s-jwt', 'h4', 1.0, 50.0, 'jwt until 9e9')"
+        )
+    if 4 <= version < 6:  # two accounts whose names fold alike by how they look (the old fold)
+        old.execute("INSERT INTO accounts VALUES ('ada', 'Ada', 'h3', 'hash', 1.0)")
+        old.execute(f"INSERT INTO accounts VALUES ('{LOOKALIKE.casefold()}', '{LOOKALIKE}',"
+                    " 'h5', 'hash', 2.0)")  # fmt: skip
+        old.execute(f"INSERT INTO identities VALUES ('h5', '{LOOKALIKE}', 1.0, 50.0, 1)")
+        old.execute(
+            f"INSERT INTO ratings VALUES ('uh5', 'neon_hex', '2p', '{LOOKALIKE}', 25.0, 8.0, 1,"
+            " 1.0)"
+        )
     old.close()
     store = EventStore(path)
     try:
@@ -312,6 +333,27 @@ async def test_every_older_schema_version_migrates_to_the_newest(
         assert [r.mu for r in await store.get_ratings("flip_over_frog")] == [27.0]
         await store.add_high_score("Ada", 3, "gold", "r1", 9.0, player_id="u1")
         assert [s["player_id"] for s in store.high_scores(player_id="u1")] == ["u1"]
+        # Version 5: an account's session is kept with no fixed end, an identity token's
+        # kept before is gone, and the session secret is made and kept.
+        if version >= 4:
+            assert (await store.get_session("s-account")).expires is None  # type: ignore[union-attr]
+            # (one kept from version 5 on was made with the secret)
+            assert (await store.get_session("s-jwt") is None) is (version < 5)
+        secret = await store.session_secret()
+        assert len(secret) == 32 and await store.session_secret() == secret
+        # Version 6: names fold by how they look; the later look-alike claim is renamed.
+        if 4 <= version < 6:
+            assert await store.get_account(name_key("Ada")) == AccountRow(
+                name_key("Ada"), "Ada", "h3", "hash", 1.0
+            )
+            later = await store.get_account_of("h5")
+            assert later == AccountRow(
+                name_key("Ada 2"), f"{LOOKALIKE} 2", "h5", "hash", 2.0, renamed_from=LOOKALIKE
+            )
+            assert store.identity("h5") == f"{LOOKALIKE} 2"
+            assert [r.name for r in await store.get_ratings(player="uh5")] == [f"{LOOKALIKE} 2"]
+            await store.clear_renamed("h5")
+            assert (await store.get_account_of("h5")).renamed_from is None  # type: ignore[union-attr]
     finally:
         store.close()
 

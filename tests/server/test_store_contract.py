@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -262,7 +263,8 @@ async def claim(store: Store, token_hash: str) -> None:
         await store.pool.execute(
             "UPDATE identities SET claimed = TRUE WHERE token_hash = $1", token_hash
         )
-    await store.save_session(SessionRow(token_hash, token_hash, 1.0, 1.0, "claim"))
+    now = time.time()  # a session in use: an account's sessions end once long unused
+    await store.save_session(SessionRow(token_hash, token_hash, now, now, "claim"))
 
 
 async def test_guests_unseen_since_the_cutoff_are_forgotten_and_others_kept(
@@ -423,6 +425,31 @@ async def test_sessions_are_kept_listed_and_revoked(store: Store) -> None:
     assert [s.token_hash for s in await store.get_sessions("h1")] == ["s1", "s3"]
     await store.delete_sessions("h1")
     assert await store.get_sessions("h1") == [] and await store.get_session("t1") is not None
+
+
+async def test_ended_sessions_are_forgotten(store: Store) -> None:
+    """A session's fixed end (an identity token's ``exp``) reads back; the sweep forgets the
+    sessions that ended before a time: one with a fixed end by it, an account's (no fixed
+    end) by its last use and the lifetime."""
+    await store.save_session(SessionRow("jwt-old", "h1", 1.0, 1.0, "jwt until 50", 50.0))
+    await store.save_session(SessionRow("jwt-new", "h1", 1.0, 1.0, "jwt until 500", 500.0))
+    await store.save_session(SessionRow("idle", "h2", 1.0, 10.0, "sign_in"))
+    await store.save_session(SessionRow("used", "h2", 1.0, 150.0, "sign_in"))
+    assert (await store.get_session("jwt-old")).expires == 50.0
+    assert (await store.get_session("idle")).expires is None
+    await store.delete_sessions_ended_before(200.0, lifetime=100.0)
+    kept = [s.token_hash for s in await store.get_sessions("h1") + await store.get_sessions("h2")]
+    assert kept == ["jwt-new", "used"]
+
+
+async def test_the_session_secret_is_made_once_and_kept(opener) -> None:
+    """The first ask makes the secret; every later ask, concurrent ones and those of another
+    opening of the same store (another node, the next start), reads the same."""
+    first = await opener()
+    made = await asyncio.gather(*(first.session_secret() for _ in range(3)))
+    assert len(made[0]) == 32 and made == [made[0]] * 3
+    again = await opener()
+    assert await again.session_secret() == made[0]
 
 
 async def test_ratings_are_replaced_and_rated_games_outlive_retention(store: Store) -> None:

@@ -117,7 +117,9 @@ async def _speak(socket: ServerConnection) -> None:
             if isinstance(frame, str):
                 continue
             try:
-                request = decode(frame, sender="client")
+                # not sender="client": a client asks again for the ids this server made up,
+                # control characters and all (a Lumin server never hands them out)
+                request = decode(frame)
             except ProtocolError:
                 continue
             for answer in _answers(request):
