@@ -615,3 +615,11 @@ def test_the_image_healthcheck_command(cluster: Cluster) -> None:
 
     assert check(cluster.node_ports[1]) == 0
     assert check(free_port()) != 0, "nothing listens there: the check fails"
+
+
+def test_nginx_limits_each_addresss_requests_before_lumin_sees_them(cluster: Cluster) -> None:
+    # Last in this module: it spends this address's burst (60, then 10 a second).
+    statuses = [get(cluster.via_nginx("/healthz"))[0] for _ in range(100)]
+    assert set(statuses) == {200, 429}, statuses
+    assert statuses[:60] == [200] * 60, "a burst of 60 passes"
+    assert statuses.count(429) >= 10, statuses
