@@ -67,6 +67,9 @@ LOAD_LIMITS: dict[str, float | int] = {
     "connections-per-address": 100_000,
     "rooms-per-identity": 10_000,
     "rooms-per-address": 100_000,
+    "opening-per-address": 100_000,
+    "http-rate": 100_000.0,
+    "http-burst": 100_000,
 }
 
 
@@ -533,6 +536,7 @@ def _run_cluster(
     pinned to ``core``; the CPU of the nodes, of PostgreSQL and of Redis measured apart."""
     prefix = f"lumin-bench:{os.getpid()}:{secrets.token_hex(3)}:"
     ports = [free_port() for _ in range(nodes)]
+    metrics = [free_port() for _ in range(nodes)]  # each node's --metrics-listen
     processes: list[subprocess.Popen[bytes]] = []
     try:
         for n, port in enumerate(ports):
@@ -540,7 +544,7 @@ def _run_cluster(
                 sys.executable, "-m", "lumin.cli", "serve", "--port", str(port),
                 "--store", store, "--redis", redis_url, "--redis-prefix", prefix,
                 "--node-id", f"bench-{n}", "--bot-delay", "0", *limit_flags(LOAD_LIMITS),
-                "--log-level", "warning",
+                "--log-level", "warning", "--metrics-listen", f"127.0.0.1:{metrics[n]}",
             ]  # fmt: skip
             processes.append(
                 subprocess.Popen(_pinned(command, core), cwd=ROOT, stderr=subprocess.DEVNULL)
@@ -563,9 +567,9 @@ def _run_cluster(
             "redis": functools.partial(_cpu_of, "redis-server"),
         }
         urls = [f"ws://127.0.0.1:{port}/ws" for port in ports]
-        before = [_store_counts(port) for port in ports]
+        before = [_store_counts(port) for port in metrics]
         result = uvloop.run(_drive("lumin", urls, rooms, seconds, probes))
-        after = [_store_counts(port) for port in ports]
+        after = [_store_counts(port) for port in metrics]
     finally:
         for process in processes:
             process.terminate()  # each node drains
@@ -590,7 +594,8 @@ def _run_cluster(
 
 
 def _store_counts(port: int) -> tuple[float, float]:
-    """A node's store batches and appends committed so far, from its ``/metrics``."""
+    """A node's store batches and appends committed so far, from its ``/metrics`` (the
+    ``--metrics-listen`` port)."""
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as answer:
         text = answer.read().decode()
     counts = {"lumin_store_commit_seconds_count": 0.0, "lumin_store_append_seconds_count": 0.0}

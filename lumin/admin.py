@@ -36,6 +36,11 @@ class _Api:
         """One request; the JSON answer, or a :class:`click.ClickException` with why not."""
         if not self.token:
             raise click.ClickException("the admin token is missing: --token or LUMIN_ADMIN_TOKEN")
+        if not (self.token.isascii() and self.token.isprintable()):
+            raise click.ClickException(
+                "the admin token is printable ASCII (as the server's --admin-token must be):"
+                " check --token or LUMIN_ADMIN_TOKEN"
+            )
         given = {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in query.items()}
         params = urllib.parse.urlencode({k: v for k, v in given.items() if v not in ("", "None")})
         target = f"{self.url}/api/admin/{path}" + (f"?{params}" if params else "")

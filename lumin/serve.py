@@ -136,6 +136,11 @@ _FLAGS = [
     ),
     _option("connect-burst", _Number(int, 1), "New connections one address may open at once."),
     _option("connections-per-address", _Number(int, 1), "Open connections one address may hold."),
+    _option(
+        "opening-per-address",
+        _Number(int, 1),
+        "Connections one address may have opening at once (before their HTTP request).",
+    ),
     _option("http-rate", _Number(float, 0, above=True), "HTTP requests per second per address."),
     _option("http-burst", _Number(int, 1), "HTTP requests one address may send at once."),
     _option(
@@ -241,6 +246,11 @@ _FLAGS = [
         "leaderboard-games",
         _Number(int, 1),
         "Rated games a player needs to appear on a leaderboard.",
+    ),
+    _option(
+        "metrics-listen",
+        str,
+        "HOST:PORT where Prometheus scrapes /metrics (keep it private); default: none.",
     ),
     _option(
         "lag-probe",

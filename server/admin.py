@@ -250,12 +250,17 @@ class AdminApi:
         }
 
     async def _log(self, room_id: str) -> dict[str, Any]:
-        """The room's whole log so far (live or ended, private or not): the operator's view."""
+        """The room's whole log so far (live or ended, private or not): the operator's view.
+        While the room waits or plays, its seed and salt are withheld (``null``): they would
+        show the deal and every draw still to come, which no one at the table may know yet;
+        ``lumin verify`` checks the commitment once the game has ended."""
         row = await self.hub.store.get_room(room_id)
         if row is None:
             raise AdminError(HTTPStatus.NOT_FOUND, "no_such_room", f"No room {room_id!r}.")
         document = log_document(row, await self.hub.store.get_records(room_id))
         document["status"] = row.status
+        if row.status in ("waiting", "playing"):
+            document["seed"] = document["salt"] = None
         return document
 
     def _closer(self, query: dict[str, str]) -> Callable[[Room], Awaitable[Answer]]:

@@ -18,21 +18,24 @@ import socket
 import sqlite3
 import time
 from collections.abc import Callable
+from http import HTTPStatus
 from typing import Any
 
 import asyncpg
 import structlog
 from websockets.asyncio.server import Server, serve
 from websockets.asyncio.server import ServerConnection as Socket
+from websockets.http11 import Request, Response
 
 from server.admin import AdminApi
 from server.catalog import catalog
 from server.client import Client
 from server.cluster import Cluster
-from server.config import Settings, shown_url
+from server.config import Settings, shown_url, split_host_port
 from server.datalock import DataFolderInUse, DataLock
-from server.http import HttpRoutes
+from server.http import HttpRoutes, metrics_response, response
 from server.hub import Hub
+from server.limits import Opening, parse_networks
 from server.metrics import Metrics
 from server.ownership import Ownership
 from server.pgstore import PostgresStore
@@ -86,6 +89,8 @@ class LuminServer:
             )
         self.limits = self.hub.limits
         self.server: Server | None = None
+        #: The ``--metrics-listen`` listener, when there is one.
+        self.metrics_server: Server | None = None
         self._housekeeping: asyncio.Task[None] | None = None
         #: The operator's drain, once asked (:meth:`drain`).
         self._draining: asyncio.Future[int] | None = None
@@ -95,6 +100,11 @@ class LuminServer:
         #: Every open connection, and how many each client address bucket holds.
         self.clients: set[Client] = set()
         self.per_address: collections.Counter[str] = collections.Counter()
+        #: Connections still opening, by address bucket (``--opening-per-address``).
+        self.opening = Opening(
+            settings.opening_per_address, settings.ipv6_prefix,
+            parse_networks(settings.trusted_proxies),
+        )  # fmt: skip
         self.http = HttpRoutes(settings, self.hub, self.metrics, self.per_address)
         self.admin = AdminApi(
             settings, self.hub, self.clients, self.drain, lambda: settings.node_url(self.port)
@@ -139,6 +149,7 @@ class LuminServer:
         self.metrics.recovered_rooms.set(self.recovered)
         log.info("recovered", rooms=self.recovered, rebuild_seconds=round(rebuilt, 3),
                  seconds=round(time.perf_counter() - started, 3))  # fmt: skip
+        self.metrics_server = await self._listen_metrics()
         self.server = await self._listen(listening)
         self._housekeeping = asyncio.create_task(self.hub.housekeeping())
         self._loop_lag = asyncio.create_task(self.metrics.watch_loop(self.settings.lag_probe))
@@ -188,17 +199,49 @@ class LuminServer:
             # one connection's input can hold.
             max_size=2 * self.settings.max_frame,
             max_queue=32,
-            create_connection=ClientSocket,
+            create_connection=ClientSocket.serving(self.opening, self._opening_refused),
             compression=None,  # frames are small msgpack; deflate would cost more than it saves
             ping_interval=20,
             ping_timeout=20,
             server_header="Lumin",
         )
 
+    def _opening_refused(self, address: str) -> None:
+        """Count and log a connection closed at once: its address has as many opening as
+        ``--opening-per-address`` allows."""
+        self.metrics.refused_connections.labels("opening_per_address").inc()
+        log.info("handshake_refused", reason="opening_per_address", address=address)
+
+    async def _listen_metrics(self) -> Server | None:
+        """The ``--metrics-listen`` listener: ``/metrics`` alone, plain HTTP, no token."""
+        if self.settings.metrics_listen is None:
+            return None
+        host, port = split_host_port(self.settings.metrics_listen)
+
+        def answer(connection: Socket, request: Request) -> Response:
+            if request.path.split("?", 1)[0] != "/metrics":
+                return response(HTTPStatus.NOT_FOUND, b"Only /metrics is here.\n", "text/plain")
+            return metrics_response(self.metrics)
+
+        async def never(socket: Socket) -> None:  # no request here becomes a websocket
+            await socket.close(1008)
+
+        try:
+            return await serve(never, host, port, process_request=answer, server_header="Lumin")
+        except OSError as error:
+            reason = (error.strerror or str(error)).lower()
+            raise StartupError(f"cannot listen for metrics on {host}:{port}: {reason}") from None
+
     @property
     def port(self) -> int:
         assert self.server is not None
         return int(self.server.sockets[0].getsockname()[1])
+
+    @property
+    def metrics_port(self) -> int:
+        """The port ``--metrics-listen`` listens on (its port 0: any free port)."""
+        assert self.metrics_server is not None, "this server has no --metrics-listen"
+        return int(self.metrics_server.sockets[0].getsockname()[1])
 
     async def _connection(self, socket: Socket) -> None:
         assert isinstance(socket, ClientSocket)  # serve(create_connection=ClientSocket)
@@ -232,6 +275,8 @@ class LuminServer:
             self._loop_lag.cancel()
         if self.server is not None:
             self.server.close(close_connections=False)
+        if self.metrics_server is not None:
+            self.metrics_server.close()
         ownership = self.hub.ownership
         if self._draining is not None:  # the operator's drain is under way: it finishes first
             await asyncio.gather(self._draining, return_exceptions=True)

@@ -15,7 +15,7 @@ from typing import Any
 
 import attrs
 
-__all__ = ["LOG_FORMATS", "LOG_LEVELS", "Settings", "shown_url"]
+__all__ = ["LOG_FORMATS", "LOG_LEVELS", "Settings", "shown_url", "split_host_port"]
 
 #: The ``--log-level`` choices.
 LOG_LEVELS = ("debug", "info", "warning", "error")
@@ -63,6 +63,24 @@ def shown_url(url: str | None) -> str:
         safe="*",
     )
     return urllib.parse.urlunsplit(parts._replace(netloc=netloc, query=query))
+
+
+def split_host_port(address: str) -> tuple[str, int]:
+    """``HOST:PORT`` (``[::1]:9700`` for IPv6) as its host and port; ``ValueError`` naming
+    what is wrong."""
+    host, colon, port = address.rpartition(":")
+    host = host.removeprefix("[").removesuffix("]")
+    if not colon or not host or not port.isdigit() or not 0 <= int(port) <= 65535:
+        raise ValueError(f"expected HOST:PORT (a port 0 to 65535), not {address!r}")
+    return host, int(port)
+
+
+def _host_port(instance: Any, attribute: attrs.Attribute[Any], value: str | None) -> None:
+    if value is not None:
+        try:
+            split_host_port(value)
+        except ValueError as error:
+            raise ValueError(f"{attribute.name}: {error}") from None
 
 
 def _store_url(instance: Any, attribute: attrs.Attribute[Any], value: str | None) -> None:
@@ -123,6 +141,11 @@ class Settings:
     #: logs, the admin API) per second, and burst, from one client address.
     http_rate: float = attrs.field(default=10.0, validator=_within(0, above=True))
     http_burst: int = attrs.field(default=60, validator=_within(1))
+    #: Connections from one client address (its bucket) that may be opening at once: past
+    #: their TCP connect and not yet past their HTTP request (a client sending half a
+    #: request holds one until websockets' 10 s open timeout). Past it, new ones are closed
+    #: at once. A trusted proxy's connections are not counted (the proxy bounds its own).
+    opening_per_address: int = attrs.field(default=32, validator=_within(1))
     #: Proxies (addresses or CIDR networks) whose ``X-Forwarded-For`` names the client.
     trusted_proxies: tuple[str, ...] = attrs.field(default=(), validator=_networks)
     #: Bits of an IPv6 client address that make its per-address bucket (every per-address
@@ -195,13 +218,24 @@ class Settings:
     jwt_algorithms: tuple[str, ...] = ("RS256", "ES256", "EdDSA")
     #: Rated games a player needs to appear on a leaderboard.
     leaderboard_games: int = attrs.field(default=5, validator=_within(1))
+    #: Where Prometheus scrapes ``/metrics``: ``HOST:PORT`` of a listener of its own (keep it
+    #: on a private network); ``None``: none (on the game port ``/metrics`` answers only with
+    #: the admin token).
+    metrics_listen: str | None = attrs.field(default=None, validator=_host_port)
     #: Seconds between two wake-ups of the event loop's lag probe (``lumin_event_loop_lag``):
     #: the finer, the shorter the stalls it sees.
     lag_probe: float = attrs.field(default=0.25, validator=_within(0.001, 10))
 
     def __attrs_post_init__(self) -> None:
-        if self.admin_token is not None and len(self.admin_token.strip()) < 16:
-            raise ValueError("admin_token has at least 16 characters (e.g. openssl rand -hex 24)")
+        if self.admin_token is not None:
+            token = self.admin_token.strip()
+            if len(token) < 16:
+                raise ValueError(
+                    "admin_token has at least 16 characters (e.g. openssl rand -hex 24)"
+                )
+            if not (token.isascii() and token.isprintable()):
+                # an HTTP header carries ASCII: a token beyond it could never be sent
+                raise ValueError("admin_token is printable ASCII (e.g. openssl rand -hex 24)")
         if self.redis is not None:
             if not self.redis.startswith(("redis://", "rediss://", "unix://")):
                 raise ValueError(f"redis is a redis:// URL, not {shown_url(self.redis)!r}")

@@ -40,12 +40,15 @@ from server.replay import log_document, may_read
 from server.static import StaticFiles
 from server.transport import ClientSocket
 
-__all__ = ["READY_TIMEOUT", "HttpRoutes", "response"]
+__all__ = ["READY_TIMEOUT", "SINGLE_HEADERS", "HttpRoutes", "metrics_response", "response"]
 
 log = structlog.get_logger("lumin.http")
 
 #: Seconds ``/readyz`` waits for the store's write before it says "not ready".
 READY_TIMEOUT = 2.0
+#: Headers a request may carry once: two of them would let a proxy and Lumin read different
+#: hosts, origins or credentials (a 400 answers a request naming one twice).
+SINGLE_HEADERS = ("Host", "Origin", "Authorization")
 
 
 class HttpRoutes:
@@ -108,8 +111,23 @@ class HttpRoutes:
 
     async def route(self, connection: Socket, request: Request) -> Response | None:
         """websockets' ``process_request`` hook: the answer to an HTTP request, or ``None`` to
-        let a websocket upgrade on ``/ws`` go ahead."""
+        let a websocket upgrade on ``/ws`` go ahead. A failure answering is a 500 with a
+        sentence, logged (``http_failed``), never a traceback for the client."""
+        try:
+            return await self._route(connection, request)
+        except Exception:  # a bug: the client is told in a sentence, the log has the traceback
+            log.exception("http_failed", method=request.method, path=request.path[:200])
+            body = b"The server failed to answer this request.\n"
+            return response(HTTPStatus.INTERNAL_SERVER_ERROR, body, "text/plain")
+
+    async def _route(self, connection: Socket, request: Request) -> Response | None:
+        if isinstance(connection, ClientSocket):
+            connection.request_read()  # no longer opening: the whole request is here
         path = request.path.split("?", 1)[0]
+        doubled = [name for name in SINGLE_HEADERS if len(request.headers.get_all(name)) > 1]
+        if doubled:
+            body = f"A request names {' and '.join(doubled)} once.\n".encode()
+            return response(HTTPStatus.BAD_REQUEST, body, "text/plain")
         if path == "/ws":
             return self.handshake(connection, request)
         address = self.address_of(connection, request)
@@ -120,14 +138,30 @@ class HttpRoutes:
             body = (
                 f"Too many requests from {_shown(key)}: at most {self.settings.http_rate:g} per"
                 f" second (bursts of {self.settings.http_burst}); try again in {wait} s.\n"
-            )
-            refusal = response(HTTPStatus.TOO_MANY_REQUESTS, body.encode(), "text/plain")
+            ).encode()
+            refusal = response(HTTPStatus.TOO_MANY_REQUESTS, body, "text/plain")
             refusal.headers["Retry-After"] = str(wait)
             return refusal
         params = _parameters(request.path)
         if params is None or CONTROL.search(urllib.parse.unquote(path)):
             body = b"A request's path and parameters hold no control characters.\n"
             return response(HTTPStatus.BAD_REQUEST, body, "text/plain")
+        if path.startswith(ADMIN_PREFIX) and self.admin is not None:
+            return await self.admin.route(request, address)
+        if request.method not in ("GET", "HEAD"):
+            body = f"{path} answers GET and HEAD, not {request.method}.\n".encode()
+            refusal = response(HTTPStatus.METHOD_NOT_ALLOWED, body, "text/plain")
+            refusal.headers["Allow"] = "GET, HEAD"
+            return refusal
+        answered = await self._get(path, request, address, params)
+        if request.method == "HEAD":  # the GET's status and headers, without its body
+            answered = Response(answered.status_code, answered.reason_phrase, answered.headers, b"")
+        return answered
+
+    async def _get(
+        self, path: str, request: Request, address: str, params: dict[str, str]
+    ) -> Response:
+        """The answer to a GET of ``path``."""
         if path == "/healthz":
             health: dict[str, object] = {
                 "status": "ok", "rooms": len(self.hub.rooms), "epoch": self.hub.epoch,
@@ -137,10 +171,8 @@ class HttpRoutes:
             return response(HTTPStatus.OK, json.dumps(health).encode(), "application/json")
         if path == "/readyz":
             return await self.readiness()
-        if path.startswith(ADMIN_PREFIX) and self.admin is not None:
-            return await self.admin.route(request, address)
         if path == "/metrics":
-            return response(HTTPStatus.OK, self.metrics.render(), "text/plain; version=0.0.4")
+            return self._metrics(request)
         if path == "/highscores":
             player, player_id = params.get("player"), params.get("user")
             scores = {"high_scores": await self.hub.store.get_high_scores(player, 10, player_id)}
@@ -155,6 +187,22 @@ class HttpRoutes:
         if path.startswith("/rooms/") and path.endswith("/log"):
             return await self._log(path.split("/")[2], request, address, params.get("code"))
         return self.static.answer(path, request.headers)
+
+    def _metrics(self, request: Request) -> Response:
+        """``/metrics`` on the game port: with the admin token only (a scraper that holds it);
+        Prometheus otherwise scrapes ``--metrics-listen``, an address of its own."""
+        if has_admin_token(request.headers, self.settings.admin_token):
+            return metrics_response(self.metrics)
+        if self.settings.admin_token:
+            body = b"Metrics need the server's admin token (Bearer) on this port.\n"
+            refusal = response(HTTPStatus.UNAUTHORIZED, body, "text/plain")
+            refusal.headers["WWW-Authenticate"] = 'Bearer realm="lumin-metrics"'
+            return refusal
+        body = (
+            b"Metrics are not served on this port: they are at the --metrics-listen address,"
+            b" or here with the admin token.\n"
+        )
+        return response(HTTPStatus.NOT_FOUND, body, "text/plain")
 
     def handshake(self, connection: Socket, request: Request) -> Response | None:
         """Admit a websocket upgrade (``None``), or refuse it: 403 for a foreign ``Origin``,
@@ -247,6 +295,11 @@ def _parameters(target: str) -> dict[str, str] | None:
 def _shown(key: str) -> str:
     """A per-address bucket as a refusal names it: an address, or ``the network N``."""
     return f"the network {key}" if "/" in key else key
+
+
+def metrics_response(metrics: Metrics) -> Response:
+    """The Prometheus text exposition of ``metrics``."""
+    return response(HTTPStatus.OK, metrics.render(), "text/plain; version=0.0.4")
 
 
 def response(status: HTTPStatus, body: bytes, kind: str) -> Response:

@@ -64,6 +64,9 @@ __all__ = ["Hub", "stored_summary"]
 
 log = structlog.get_logger("lumin.hub")
 
+#: Seconds a live room nobody has opened stays listed in the lobby (a rematch no one took
+#: up, a room whose creator never came).
+UNATTENDED = 300.0
 #: What a connection whose identity token expired is told as it is closed.
 SESSION_ENDED = "Your identity token has expired; connect again with a new one."
 
@@ -558,6 +561,7 @@ class Hub:
         try:
             room = Room(self, row, get_game(row.game))
             room.lease_epoch = epoch
+            room.deserted = True  # nobody is in it here yet: listed again once someone is back
             if row.status == "playing":
                 room.restore(await self.store.get_records(row.id))
         except Exception:
@@ -627,13 +631,18 @@ class Hub:
 
     # -- lobby ----------------------------------------------------------------------------------
 
-    def listed(self, room: Room) -> bool:
-        """Whether the lobby lists ``room``: public, open, and not a waiting room its last
-        person left (or closed the page on); it is listed again once someone is back in it by
-        its link, and the idle expiry closes it otherwise."""
+    def listed(self, room: Room, now: float | None = None) -> bool:
+        """Whether the lobby lists ``room``: public, open, and someone in it (a connection
+        seated or watching). A room its last person left (or closed the page on), or rebuilt
+        here (at start-up, or taken over from another node) with nobody back in it yet, is not
+        listed; nor one that nobody has opened for :data:`UNATTENDED` seconds (a rematch no
+        one took up). It is listed again once someone is in it (by its link, or resuming);
+        the idle expiry and the abandoned check close it otherwise."""
         if room.private or room.closed:
             return False
-        return room.status != "waiting" or bool(room.peers) or not room.deserted
+        if room.peers:
+            return True
+        return not room.deserted and (now or time.time()) - room.touched < UNATTENDED
 
     async def summaries(
         self, game: str | None = None, offset: int = 0, limit: int | None = None
@@ -808,9 +817,12 @@ class Hub:
 
     def sweep(self, now: float) -> None:
         """One housekeeping pass (see :meth:`housekeeping`); it also forgets the guest
-        identities unseen for the ``guest_retention_days`` setting."""
+        identities unseen for the ``guest_retention_days`` setting, and takes rooms nobody
+        opened for :data:`UNATTENDED` seconds out of the lobby."""
         for room in list(self.rooms.values()):
             idle = now - room.touched
+            if not room.peers and not room.deserted and UNATTENDED <= idle < UNATTENDED + 60:
+                self.room_changed(room)  # no longer listed: the lobby's watchers are told
             if room.status == "waiting" and not room.peers and idle > self.settings.idle_expiry:
                 self.store.update_room(room.id, epoch=room.lease_epoch, status="expired")
                 self.spawn(room.call(room.expire))

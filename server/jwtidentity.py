@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import jwt
+import structlog
 
 __all__ = [
     "DEFAULT_ALGORITHMS",
@@ -28,6 +29,8 @@ __all__ = [
     "IdentityTokens",
     "ProviderAway",
 ]
+
+log = structlog.get_logger("lumin.identity")
 
 #: The algorithms accepted unless the operator names others (asymmetric signatures only).
 DEFAULT_ALGORITHMS = ("RS256", "ES256", "EdDSA")
@@ -101,14 +104,14 @@ class IdentityTokens:
                 try:
                     signing = await asyncio.to_thread(self.jwks.get_signing_key_from_jwt, token)
                 except jwt.PyJWKClientConnectionError as error:
+                    log.warning("jwks_unreachable", url=self.jwks_url, error=str(error))
                     raise ProviderAway(
-                        f"the identity provider's keys could not be fetched from"
-                        f" {self.jwks_url} within {FETCH_TIMEOUT:g} s ({error})"
+                        "the identity provider's keys could not be fetched within"
+                        f" {FETCH_TIMEOUT:g} s"
                     ) from None
-                except jwt.PyJWKClientError as error:
+                except jwt.PyJWKClientError:
                     raise BadIdentityToken(
-                        f"the identity token is signed with a key the provider does not"
-                        f" publish ({error})"
+                        "the identity token is signed with a key the provider does not publish"
                     ) from None
                 key = signing.key
             required = ["exp", "sub"] + ["iss"] * bool(self.issuer) + ["aud"] * bool(self.audience)
@@ -129,8 +132,17 @@ class IdentityTokens:
             raise BadIdentityToken("the identity token is for another audience") from None
         except jwt.InvalidSignatureError:
             raise BadIdentityToken("the identity token's signature does not verify") from None
+        except jwt.MissingRequiredClaimError as error:
+            raise BadIdentityToken(f"the identity token has no {error.claim!r} claim") from None
+        except jwt.ImmatureSignatureError:
+            raise BadIdentityToken("the identity token is not valid yet (nbf or iat)") from None
+        except jwt.DecodeError:
+            raise BadIdentityToken("the identity token is not a well-formed JWT") from None
         except (jwt.PyJWTError, ValueError) as error:
-            raise BadIdentityToken(f"the identity token is not valid: {error}") from None
+            # PyJWT's own words may name objects of the process (a key's memory address):
+            # the client gets a sentence of ours, the operator's log the detail.
+            log.info("identity_token_refused", error=type(error).__name__, detail=str(error))
+            raise BadIdentityToken("the identity token is not valid") from None
         if not isinstance(claims.get("sub"), str) or not claims["sub"]:
             raise BadIdentityToken("the identity token names no subject (sub)")
         return claims

@@ -17,6 +17,7 @@ given, inside which a client may take a new address for every connection).
 
 from __future__ import annotations
 
+import collections
 import ipaddress
 from collections.abc import Iterable, Sequence
 
@@ -24,6 +25,7 @@ import attrs
 
 __all__ = [
     "Buckets",
+    "Opening",
     "RateLimits",
     "TokenBucket",
     "address_key",
@@ -219,3 +221,33 @@ def client_address(peer: str, forwarded: Sequence[str], proxies: tuple[Network, 
         if not _trusted(hop, proxies):
             return hop
     return hops[0] if hops else peer
+
+
+class Opening:
+    """Connections of each client address still opening: past their TCP connect and not yet
+    past their HTTP request. At most ``cap`` per address bucket (:func:`address_key`); a
+    trusted proxy's are not counted (the proxy bounds its own, and every player behind it
+    shares its address). A client that sends half a request holds its connection until the
+    server's open timeout, so without this cap one address could hold any number of them."""
+
+    def __init__(self, cap: int, ipv6_prefix: int, proxies: tuple[Network, ...]) -> None:
+        self.cap, self.ipv6_prefix, self.proxies = cap, ipv6_prefix, proxies
+        self.counts: collections.Counter[str] = collections.Counter()
+
+    def enter(self, peer: str) -> str | None:
+        """Count a new connection from ``peer``: its bucket (``""``: not counted), or ``None``
+        when the bucket holds ``cap`` opening connections already (close this one)."""
+        if _trusted(peer, self.proxies):
+            return ""
+        key = address_key(peer, self.ipv6_prefix)
+        if self.counts[key] >= self.cap:
+            return None
+        self.counts[key] += 1
+        return key
+
+    def leave(self, key: str) -> None:
+        """A connection counted in ``key`` is past its request (or gone)."""
+        if key:
+            self.counts[key] -= 1
+            if self.counts[key] <= 0:
+                del self.counts[key]

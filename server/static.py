@@ -21,7 +21,8 @@ Each file is answered with:
 Paths the client routes itself (``/rooms/<id>``...) get ``index.html``; a missing file under
 ``assets/`` gets 404 (a stale or mistyped asset, never HTML in place of a script). A path
 with a ``..`` segment is refused (404); only files inside the folder are loaded, so a symbolic
-link out of it is never served. A missing or non-directory folder loads nothing:
+link out of it is never served, nor a dot-named file or anything in a dot-named folder
+(``.env``, ``.git/``). A missing or non-directory folder loads nothing:
 :attr:`StaticFiles.missing` says so (the server logs ``static_folder_missing`` at start) and
 ``/`` answers 404 with a sentence saying the browser client is not built.
 """
@@ -163,13 +164,13 @@ class StaticFiles:
                 "The browser client is not served here: this Lumin server was started without"
                 " --static (LUMIN_STATIC).\n"
             )
-        if self.missing:
+        if self.missing:  # the folder's path is in the server's log, not for the client
             return _refusal(
-                f"The browser client is not built: the static folder {self.root} is missing or"
+                "The browser client is not built: the server's static folder is missing or"
                 " is not a folder (make web-build builds clients/web/dist).\n"
             )
         name = urllib.parse.unquote(path).lstrip("/")
-        if ".." in name.split("/") or "\\" in name or "\0" in name:
+        if _hidden(name) or "\\" in name or "\0" in name:
             return _refusal("Not found.\n")
         name = posixpath.normpath(name) if name else ""
         name = "" if name == "." else name
@@ -181,16 +182,23 @@ class StaticFiles:
         return found.answer(headers)
 
 
+def _hidden(name: str) -> bool:
+    """Whether a ``/``-separated path goes through a dot-named file or folder (``.env``,
+    ``.git/config``, ``..``): never served, whatever the folder holds."""
+    return any(part.startswith(".") for part in name.split("/"))
+
+
 def _load(root: Path) -> dict[str, _File]:
-    """Every regular file under ``root`` whose real path is inside it, by relative path."""
+    """Every regular file under ``root`` whose real path is inside it, by relative path, but
+    hidden ones (a dot-named file, or anything in a dot-named folder)."""
     base = root.resolve()
     files: dict[str, _File] = {}
     for folder, _, names in os.walk(base):
         for filename in names:
             target = Path(folder, filename)
-            real = target.resolve()
-            if not real.is_relative_to(base) or not real.is_file():
-                continue
             name = target.relative_to(base).as_posix()
+            real = target.resolve()
+            if _hidden(name) or not real.is_relative_to(base) or not real.is_file():
+                continue
             files[name] = _File.of(name, real.read_bytes())
     return files

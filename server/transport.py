@@ -29,11 +29,13 @@ import functools
 import socket
 import weakref
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from websockets.asyncio.server import ServerConnection
 from websockets.frames import DATA_OPCODES, Frame, Opcode
 from websockets.protocol import Event, State
+
+from server.limits import Opening
 
 __all__ = ["SLICE", "ClientSocket", "bind", "drop", "framed", "write_frames"]
 
@@ -114,9 +116,43 @@ class ClientSocket(ServerConnection):
         self.backlog = bytearray()
         self._scheduled = False
 
+    #: The server's count of connections still opening (:class:`server.limits.Opening`), set
+    #: on the class :meth:`serving` makes; ``None``: not counted.
+    opening: ClassVar[Opening | None] = None
+    #: Told when a connection is closed at once for its address's opening connections.
+    on_refused: ClassVar[Callable[[str], None] | None] = None
+
+    @classmethod
+    def serving(cls, opening: Opening, on_refused: Callable[[str], None]) -> type[ClientSocket]:
+        """This class, for one server: its connections are counted in ``opening`` until their
+        HTTP request is read (:meth:`request_read`), and closed at once past its cap."""
+        return type(
+            "ServedSocket", (cls,), {"opening": opening, "on_refused": staticmethod(on_refused)}
+        )
+
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         super().connection_made(transport)
         self.recv_messages.resume = self._go_on
+        self._opening: str | None = None
+        if self.opening is not None:
+            peer = transport.get_extra_info("peername")
+            address = str(peer[0]) if peer else ""
+            self._opening = self.opening.enter(address)
+            if self._opening is None:  # too many opening from there: not even a request read
+                if self.on_refused is not None:
+                    self.on_refused(address)
+                transport.abort()
+
+    def request_read(self) -> None:
+        """The HTTP request has arrived (or the connection is gone): it no longer counts as
+        opening."""
+        if self._opening is not None and self.opening is not None:
+            self.opening.leave(self._opening)
+        self._opening = None
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.request_read()
+        super().connection_lost(exc)
 
     def _holding(self) -> bool:
         """Whether parsing waits for the reader (websockets' queue full, or the budget)."""

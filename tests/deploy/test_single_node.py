@@ -168,6 +168,7 @@ class Node:
     lumin_port: int
     nginx_port: int
     certificate: Path
+    metrics_port: int
     #: Whether the node runs under the kernel's write-xor-execute rule.
     mdwe: bool
 
@@ -175,7 +176,9 @@ class Node:
         return f"{scheme}://127.0.0.1:{self.nginx_port}{path}"
 
 
-def start_unit_node(base: Path, command_prefix: list[str]) -> tuple[subprocess.Popen[bytes], Path]:
+def start_unit_node(
+    base: Path, command_prefix: list[str], metrics_port: int = 0
+) -> tuple[subprocess.Popen[bytes], Path]:
     """``lumin serve`` as the unit starts it: its ``ExecStart`` (the venv's lumin in place of
     /opt/lumin's) and its ``Environment=``, with a free port and folders in ``base``; bots
     answer at once."""
@@ -192,6 +195,8 @@ def start_unit_node(base: Path, command_prefix: list[str]) -> tuple[subprocess.P
     env = {k: v for k, v in os.environ.items() if not k.startswith("LUMIN_")}
     env |= environment(text)
     env |= {"LUMIN_PORT": "0", "LUMIN_DATA": str(base / "data"), "LUMIN_STATIC": str(static)}
+    # the unit's metrics listener, on a port of this run's
+    env["LUMIN_METRICS_LISTEN"] = f"127.0.0.1:{metrics_port}"
     log = base / "lumin.log"
     with log.open("wb") as out:
         process = subprocess.Popen(
@@ -215,7 +220,8 @@ def node(
     prefix = [sys.executable, "-c", MDWE_EXEC] if mdwe else []
     processes: list[subprocess.Popen[bytes]] = []
     try:
-        lumin, log = start_unit_node(base, prefix)
+        metrics_port = free_port()
+        lumin, log = start_unit_node(base, prefix, metrics_port)
         processes.append(lumin)
         port = wait_for_ready_line(lumin, log)
         assert ("write-xor-execute on" in log.read_text()) is mdwe
@@ -223,7 +229,7 @@ def node(
         site = render_nginx_conf(NGINX_CONF.read_text(), port, listen, certificate)
         nginx, _ = start_nginx(nginx_bin, base / "nginx", site, listen)
         processes.append(nginx)
-        yield Node(port, listen, certificate, mdwe)
+        yield Node(port, listen, certificate, metrics_port, mdwe)
     finally:
         stop(processes)
 
@@ -239,7 +245,9 @@ def test_https_through_nginx_conf(node: Node) -> None:
     status, *_ = get(node.https("/api/admin/rooms"), context)
     assert status == 403, "the admin API is not on the public name"
     status, *_ = get(f"http://127.0.0.1:{node.lumin_port}/metrics")
-    assert status == 200, "Prometheus scrapes Lumin itself"
+    assert status == 404, "not on the game port without the admin token"
+    status, body, _ = get(f"http://127.0.0.1:{node.metrics_port}/metrics")
+    assert status == 200 and b"lumin_connections" in body, "Prometheus scrapes the unit's port"
     # HTTP/2 is offered to browsers (websockets stay on HTTP/1.1 connections of their own).
     context.set_alpn_protocols(["h2", "http/1.1"])
     with (

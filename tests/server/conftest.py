@@ -22,6 +22,7 @@ TEST_LIMITS = {
     "connections_per_address": 10_000,
     "rooms_per_identity": 1_000,
     "rooms_per_address": 10_000,
+    "opening_per_address": 10_000,
     "http_rate": 100_000.0,
     "http_burst": 100_000,
     "quick_play_per_address": 10_000,

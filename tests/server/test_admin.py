@@ -152,6 +152,8 @@ async def test_a_room_its_log_and_the_connections(server, connect) -> None:
     code, output = await lumin_admin(server, "log", room)
     log = json.loads(output)
     assert code == 0 and log["room"] == room and log["status"] == "playing" and log["records"]
+    # the deal and the draws to come stay secret while the game plays, from the operator too
+    assert (log["seed"], log["salt"]) == (None, None) and log["commitment"]
     code, output = await lumin_admin(server, "--json", "connections")
     (connection,) = json.loads(output)["connections"]
     assert connection["user"] == ada.user and connection["rooms"] == [{"room": room, "seat": 0}]
@@ -371,3 +373,22 @@ async def test_the_loop_shows_its_worst_lag_each_recent_second(settings) -> None
         assert b"lumin_event_loop_lag_recent_max_seconds 0.1" in server.metrics.render()
     finally:
         await server.stop()
+
+
+def test_a_server_token_beyond_ascii_is_refused_at_start() -> None:
+    # no HTTP header can carry it, so no request could ever match it
+    with pytest.raises(ValueError, match="admin_token is printable ASCII"):
+        Settings(admin_token="é" * 20)
+    ran = CliRunner().invoke(main, ["serve", "--admin-token", "é" * 20])
+    assert ran.exit_code == 2 and "admin_token is printable ASCII" in ran.output
+
+
+async def test_lumin_admin_with_a_token_beyond_ascii_says_so_in_one_line(server) -> None:
+    ran = await asyncio.to_thread(
+        CliRunner().invoke, main, ["admin", "--url", base(server), "--token", "é" * 20, "rooms"]
+    )
+    assert ran.exit_code == 1
+    assert ran.output.strip().splitlines() == [
+        "Error: the admin token is printable ASCII (as the server's --admin-token must be):"
+        " check --token or LUMIN_ADMIN_TOKEN"
+    ]

@@ -13,8 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import structlog
 from websockets.datastructures import Headers
-from websockets.http11 import Request
+from websockets.http11 import Request, Response
 
 from server.config import Settings
 from server.http import HttpRoutes
@@ -34,6 +35,9 @@ async def routes(tmp_path: Path, request: pytest.FixtureRequest) -> AsyncIterato
     static.mkdir()
     (static / "index.html").write_text("<title>Lumin</title>")
     (static / "app.js").write_text("console.log('Lumin')")
+    (static / ".env").write_text("SECRET=not for the web")
+    (static / ".git").mkdir()
+    (static / ".git" / "config").write_text("[remote] not for the web")
     (tmp_path / "secret.txt").write_text("not for the web")
     marker = request.node.get_closest_marker("settings")
     extra = {"http_burst": 1000, **(marker.kwargs if marker else {})}
@@ -48,10 +52,16 @@ async def routes(tmp_path: Path, request: pytest.FixtureRequest) -> AsyncIterato
 async def get(
     routes: HttpRoutes, path: str, address: str = "127.0.0.9", **headers: str
 ) -> tuple[int, str, bytes]:
-    peer = types.SimpleNamespace(remote_address=(address, 50000))  # the request's socket
-    response = await routes.route(peer, Request(path, Headers(headers)))  # type: ignore[arg-type]
-    assert response is not None
+    response = await ask(routes, Request(path, Headers(headers)), address)
     return response.status_code, response.headers["Content-Type"], response.body
+
+
+async def ask(routes: HttpRoutes, request: Request, address: str = "127.0.0.9") -> Response:
+    """The answer to ``request``, as a client at ``address`` would get it."""
+    peer = types.SimpleNamespace(remote_address=(address, 50000))  # the request's socket
+    response = await routes.route(peer, request)  # type: ignore[arg-type]
+    assert response is not None
+    return response
 
 
 async def finished_room(
@@ -72,10 +82,13 @@ async def test_healthz_says_ok_with_the_rooms_and_the_epoch(routes: HttpRoutes) 
     assert json.loads(body) == {"status": "ok", "rooms": 0, "epoch": routes.hub.epoch}
 
 
-async def test_metrics_are_prometheus_text(routes: HttpRoutes) -> None:
-    status, kind, body = await get(routes, "/metrics")
+async def test_metrics_on_the_game_port_need_the_admin_token(routes: HttpRoutes) -> None:
+    status, kind, body = await get(routes, "/metrics", Authorization=f"Bearer {ADMIN_TOKEN}")
     assert status == HTTPStatus.OK and kind.startswith("text/plain")
     assert b"lumin_connections" in body
+    for headers in ({}, {"Authorization": "Bearer not-the-token"}):
+        status, _, body = await get(routes, "/metrics", **headers)
+        assert status == HTTPStatus.UNAUTHORIZED and b"lumin_connections" not in body
 
 
 async def test_highscores_filters_by_the_player_in_the_query(routes: HttpRoutes) -> None:
@@ -246,3 +259,48 @@ async def test_rated_lists_public_games_and_every_game_for_the_operator(
     # the operator reads a private game's log with the admin token
     assert (await get(routes, "/rooms/g2/log"))[0] == HTTPStatus.FORBIDDEN
     assert (await get(routes, "/rooms/g2/log", Authorization=f"Bearer {ADMIN_TOKEN}"))[0] == 200
+
+
+@pytest.mark.parametrize("name", ["Host", "Origin", "Authorization"])
+async def test_a_header_named_twice_is_a_400_not_a_server_error(routes: HttpRoutes, name) -> None:
+    twice = Headers([(name, "a.example"), (name, "b.example")])
+    for path in ("/healthz", "/ws", "/rooms/r1/log", "/api/admin/rooms"):
+        answer = await ask(routes, Request(path, twice))
+        assert answer.status_code == HTTPStatus.BAD_REQUEST, (path, answer)
+        assert answer.body == f"A request names {name} once.\n".encode()
+
+
+async def test_head_answers_a_gets_headers_without_its_body(routes: HttpRoutes) -> None:
+    for path in ("/", "/app.js", "/healthz", "/leaderboard?game=neon_hex"):
+        got = await ask(routes, Request(path, Headers()))
+        head = await ask(routes, Request(path, Headers(), method="HEAD"))
+        assert (head.status_code, head.body) == (got.status_code, b""), path
+        assert head.headers["Content-Length"] == str(len(got.body)), path
+
+
+async def test_other_methods_are_405_with_what_is_allowed(routes: HttpRoutes) -> None:
+    for method in ("POST", "PUT", "DELETE", "OPTIONS"):
+        answer = await ask(routes, Request("/leaderboard?game=neon_hex", Headers(), method=method))
+        assert answer.status_code == HTTPStatus.METHOD_NOT_ALLOWED
+        assert answer.headers["Allow"] == "GET, HEAD"
+
+
+async def test_dotfiles_of_the_static_folder_are_never_served(routes: HttpRoutes) -> None:
+    for path in ("/.env", "/.git/config", "/%2egit/config", "/assets/../.env"):
+        status, _, body = await get(routes, path)
+        assert status == HTTPStatus.NOT_FOUND and b"not for the web" not in body, path
+    assert not [name for name in routes.static.files if name.startswith(".")]
+
+
+async def test_a_failure_answering_is_a_500_sentence_and_a_log_line(
+    routes: HttpRoutes, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def broken(*args: Any) -> Any:
+        raise RuntimeError("a bug's own words <object at 0x7f00deadbeef>")
+
+    monkeypatch.setattr(routes.hub.store, "get_high_scores", broken)
+    with structlog.testing.capture_logs() as logged:
+        status, kind, body = await get(routes, "/highscores")
+    assert (status, kind) == (HTTPStatus.INTERNAL_SERVER_ERROR, "text/plain")
+    assert body == b"The server failed to answer this request.\n"
+    assert [line["event"] for line in logged] == ["http_failed"]

@@ -7,6 +7,7 @@ counts an IPv6 client by its /64 (``--ipv6-prefix``) and an IPv4-mapped one as I
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from pathlib import Path
 
@@ -381,4 +382,39 @@ async def test_ipv6_clients_of_one_network_share_open_connections_and_messages(
         assert kinds == ["welcome", "welcome", "pong", "pong", "rate_limited", "rate_limited"]
         await _close_all(outcomes)
     finally:
+        await lumin.stop()
+
+
+async def test_half_sent_requests_are_capped_per_address_before_any_handshake(
+    tmp_path: Path,
+) -> None:
+    from server.app import LuminServer
+
+    settings = Settings(port=0, data=tmp_path / "data", opening_per_address=3)
+    lumin = LuminServer(settings)
+    await lumin.start()
+    request = f"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:{lumin.port}\r\n\r\n".encode()
+    streams = []
+    try:
+        for _ in range(3):  # three connections that send half a request and wait
+            reader, writer = await asyncio.open_connection("127.0.0.1", lumin.port)
+            writer.write(request[:10])
+            streams.append((reader, writer))
+        reader, writer = await asyncio.open_connection("127.0.0.1", lumin.port)
+        with contextlib.suppress(ConnectionResetError):  # a fourth is closed at once, unheard
+            assert await asyncio.wait_for(reader.read(), 5) == b""
+        writer.close()
+        assert lumin.opening.counts["127.0.0.1"] == 3
+        first_reader, first_writer = streams[0]
+        first_writer.write(request[10:])  # one finishes its request: it is answered
+        answer = await asyncio.wait_for(first_reader.read(), 5)
+        assert answer.startswith(b"HTTP/1.1 200")
+        assert lumin.opening.counts["127.0.0.1"] == 2
+        async with ws_connect(f"ws://127.0.0.1:{lumin.port}/ws"):  # room for a new one
+            pass
+        refused = lumin.metrics.refused_connections.labels("opening_per_address")
+        assert refused._value.get() == 1
+    finally:
+        for _, writer in streams:
+            writer.close()
         await lumin.stop()

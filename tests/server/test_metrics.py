@@ -60,9 +60,18 @@ def test_a_batch_counts_as_many_observations_as_prometheus_would_make() -> None:
 OPERATING = Path(__file__).resolve().parents[2] / "docs" / "operating.md"
 
 
-async def _scrape(port: int) -> str:
+@pytest.fixture
+def settings(settings: Settings) -> Settings:
+    """The tests' server, with a metrics listener of its own (any free port)."""
+    return attrs.evolve(settings, metrics_listen="127.0.0.1:0")
+
+
+async def _scrape(server: LuminServer) -> str:
+    """What Prometheus scrapes from ``server``'s ``--metrics-listen`` address."""
+    url = f"http://127.0.0.1:{server.metrics_port}/metrics"
+
     def get() -> str:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as answer:
+        with urllib.request.urlopen(url, timeout=5) as answer:
             return str(answer.read().decode())
 
     return await asyncio.to_thread(get)
@@ -97,7 +106,7 @@ async def _played(server: LuminServer, connect) -> str:
         if not server.clients and sum(server.metrics.loop_lag.counts) >= 1:
             break
         await asyncio.sleep(LOOP_LAG_INTERVAL / 10)
-    return await _scrape(server.port)
+    return await _scrape(server)
 
 
 async def test_a_live_server_exports_its_process_loop_store_and_bot_series(
@@ -132,10 +141,10 @@ async def test_a_live_server_exports_its_process_loop_store_and_bot_series(
 async def test_the_wal_gauge_reads_the_file_at_scrape_time(server: LuminServer) -> None:
     assert isinstance(server.store, EventStore)
     wal = Path(f"{server.store.path}-wal")
-    text = await _scrape(server.port)
+    text = await _scrape(server)
     assert _value(text, "lumin_store_wal_bytes") == (wal.stat().st_size if wal.exists() else 0)
     wal.unlink(missing_ok=True)  # as after a truncating checkpoint
-    assert _value(await _scrape(server.port), "lumin_store_wal_bytes") == 0
+    assert _value(await _scrape(server), "lumin_store_wal_bytes") == 0
 
 
 async def test_room_caps_are_counted_by_limit(settings, tmp_path: Path) -> None:
@@ -147,7 +156,7 @@ async def test_room_caps_are_counted_by_limit(settings, tmp_path: Path) -> None:
         with pytest.raises(ServerError):
             await ada.create_room("flip_over_frog", seats=[human(), human()], sit=0)
         await ada.close()
-        text = await _scrape(capped.port)
+        text = await _scrape(capped)
         assert _value(text, "lumin_limit_refusals_total", limit="rooms_per_identity") == 1
     finally:
         await capped.stop()
@@ -186,14 +195,17 @@ async def test_on_postgresql_commits_are_observed_and_there_is_no_wal_gauge(
     postgres_url: str, tmp_path: Path
 ) -> None:
     await reset_postgres(postgres_url)
-    settings = Settings(port=0, data=tmp_path / "unused", store=postgres_url, **TEST_LIMITS)
+    settings = Settings(
+        port=0, data=tmp_path / "unused", store=postgres_url, metrics_listen="127.0.0.1:0",
+        **TEST_LIMITS,
+    )  # fmt: skip
     lumin = LuminServer(settings)
     await lumin.start()
     try:
         ada = await LuminClient.connect(f"ws://127.0.0.1:{lumin.port}/ws", "Ada")
         await ada.create_room("flip_over_frog", seats=[human(), human()], sit=0)
         await ada.close()
-        text = await _scrape(lumin.port)
+        text = await _scrape(lumin)
     finally:
         await lumin.stop()
     assert _value(text, "lumin_store_commit_seconds_count") >= 1

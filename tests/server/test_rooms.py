@@ -6,13 +6,17 @@ import asyncio
 import json
 import random
 import time
+import urllib.error
 import urllib.request
 
 import pytest
 
 from clients.sdk import LuminClient, ServerError, bot, human
 from protocol.messages import LobbyUpdate, Mute
+from server.app import LuminServer
+from server.hub import UNATTENDED
 from server.verify import verify_document
+from tests.server.test_play import play_seat
 
 
 async def bots_only(client: LuminClient, game: str = "flip_over_frog", seats: int = 2) -> str:
@@ -65,6 +69,50 @@ async def test_a_waiting_room_everyone_left_leaves_the_lobby_until_someone_retur
     await back.watch(room)
     await asyncio.wait_for(told(lambda m: any(r.room == room for r in m.rooms)), 5)
     assert room in [r.room for r in await bob.list_rooms()]
+
+
+async def test_a_rematch_nobody_opened_leaves_the_lobby_after_five_minutes(connect, server) -> None:
+    ada, bob = await connect("Ada"), await connect("Bob")
+    room = await ada.create_room("flip_over_frog", seats=[human(), bot()], sit=0)
+    await ada.start(room)
+    await asyncio.wait_for(play_seat(ada, room, random.Random(7), "flip_over_frog"), 60)
+    new = await ada.rematch(room)
+    await ada.close()
+    rematch = server.hub.rooms[new]
+    assert not rematch.peers and new in [r.room for r in await bob.list_rooms()], "just made"
+    await bob.watch_lobby()
+    rematch.touched -= UNATTENDED + 1  # five minutes on, nobody has opened it
+    server.hub.sweep(time.time())
+    while True:
+        message = await asyncio.wait_for(bob.messages.get(), 5)
+        if isinstance(message, LobbyUpdate) and new in message.removed:
+            break
+    assert new not in [r.room for r in await bob.list_rooms()]
+    assert not rematch.closed, "it waits on, to its idle expiry, for whoever has its link"
+
+
+async def test_rooms_rebuilt_at_start_up_are_listed_once_someone_is_back(settings) -> None:
+    first = LuminServer(settings)
+    await first.start()
+    url = f"ws://127.0.0.1:{first.port}/ws"
+    ada = await LuminClient.connect(url, "Ada")
+    waiting = await ada.create_room("flip_over_frog", seats=[human(), human()], sit=0)
+    await ada.close()
+    await first.stop()
+    again = LuminServer(settings)
+    await again.start()
+    url = f"ws://127.0.0.1:{again.port}/ws"
+    try:
+        bob = await LuminClient.connect(url, "Bob")
+        assert waiting in again.hub.rooms, "rebuilt"
+        assert waiting not in [r.room for r in await bob.list_rooms()], "nobody is back yet"
+        back = await LuminClient.connect(url, "Ada", token=ada.token)
+        await back.watch(waiting)
+        assert waiting in [r.room for r in await bob.list_rooms()]
+        await back.close()
+        await bob.close()
+    finally:
+        await again.stop()
 
 
 async def test_games_lists_every_game_with_what_a_room_of_it_may_have(connect) -> None:
@@ -219,10 +267,12 @@ async def test_health_and_metrics_endpoints(server) -> None:
     base = f"http://127.0.0.1:{server.port}"
     health = await asyncio.to_thread(lambda: json.load(urllib.request.urlopen(base + "/healthz")))
     assert health["status"] == "ok"
-    text = await asyncio.to_thread(
-        lambda: urllib.request.urlopen(base + "/metrics").read().decode()
-    )
-    assert "lumin_connections" in text and "lumin_command_seconds" in text
+    # No metrics on the game port of a server without an admin token: Prometheus scrapes
+    # --metrics-listen (tests/server/test_metrics.py)
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        await asyncio.to_thread(urllib.request.urlopen, base + "/metrics")
+    assert refused.value.code == 404
+    assert b"--metrics-listen" in refused.value.read()
 
 
 async def test_flash8_solo_results_are_kept_as_high_scores(connect, server) -> None:
