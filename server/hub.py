@@ -60,7 +60,7 @@ from server.room import Peer, Room, result_of, speaks, summary_for
 from server.seats import Seat, room_code, seat_name
 from server.store import RoomRow, Store
 
-__all__ = ["Hub", "stored_summary"]
+__all__ = ["UNATTENDED", "Hub", "stored_summary"]
 
 log = structlog.get_logger("lumin.hub")
 
@@ -632,15 +632,16 @@ class Hub:
     # -- lobby ----------------------------------------------------------------------------------
 
     def listed(self, room: Room, now: float | None = None) -> bool:
-        """Whether the lobby lists ``room``: public, open, and someone in it (a connection
-        seated or watching). A room its last person left (or closed the page on), or rebuilt
-        here (at start-up, or taken over from another node) with nobody back in it yet, is not
-        listed; nor one that nobody has opened for :data:`UNATTENDED` seconds (a rematch no
-        one took up). It is listed again once someone is in it (by its link, or resuming);
-        the idle expiry and the abandoned check close it otherwise."""
+        """Whether the lobby lists ``room``: public, open, and finished or someone in it (a
+        connection seated or watching). A live room its last person left (or closed the page
+        on), or rebuilt here (at start-up, or taken over from another node) with nobody back in
+        it yet, is not listed; nor one that nobody has opened for :data:`UNATTENDED` seconds (a
+        rematch no one took up). It is listed again once someone is in it (by its link, or
+        resuming); the idle expiry and the abandoned check close it otherwise. A finished game
+        stays listed (its replay) for the retention period."""
         if room.private or room.closed:
             return False
-        if room.peers:
+        if room.peers or room.status == "finished":
             return True
         return not room.deserted and (now or time.time()) - room.touched < UNATTENDED
 

@@ -22,6 +22,8 @@ from server.app import LuminServer
 from server.config import Settings
 from tests.server.test_rooms import wait_over
 
+ROOT = Path(__file__).resolve().parents[2]
+
 scalars = (
     st.none()
     | st.booleans()
@@ -276,3 +278,23 @@ async def test_a_bot_seats_name_follows_a_persons_rule(connect, server, name, wh
         "flip_over_frog", seats=[human(), SeatChoice(kind="bot", name="  " + "B" * 40)]
     )
     assert server.hub.rooms[room].seats[1].name == "B" * 40
+
+
+@pytest.mark.parametrize(("size", "closed"), [(2 * 65536, False), (2 * 65536 + 1, True)])
+async def test_a_message_over_twice_the_frame_limit_closes_as_the_protocol_says(
+    url, settings, size: int, closed: bool
+) -> None:
+    # docs/protocol.md: "a websocket message larger than twice that ... closes the connection
+    # with close code 1009"; one up to twice the limit is answered too_large
+    document = (ROOT / "docs" / "protocol.md").read_text()
+    assert "larger than twice that" in document and "over twice `max_frame`" in document
+    assert settings.max_frame == 65536
+    async with ws_connect(url, max_size=None) as socket:
+        await _hello(socket)
+        await socket.send(b"\x00" * size)
+        if closed:
+            await socket.wait_closed()
+            assert socket.close_code == 1009
+        else:
+            answer = decode(await socket.recv(), sender="server")
+            assert isinstance(answer, Error) and answer.code == "too_large"
