@@ -250,7 +250,7 @@ export class ReplayPage implements Page {
   private startPlay(): void {
     if (!this.state) return;
     if (this.state.position >= this.state.length) this.seek(0);
-    this.playButton.textContent = "⏸ Pause";
+    this.playButton.textContent = "❚❚ Pause";
     this.playButton.setAttribute("aria-pressed", "true");
     const tick = () => {
       if (!this.state || this.state.position >= this.state.length) return this.stopPlay();

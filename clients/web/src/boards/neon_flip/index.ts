@@ -17,7 +17,7 @@
 
 import "./neon_flip.css";
 
-import { h, replace, touchScreen } from "../../app/dom";
+import { h, replace, svg, touchScreen } from "../../app/dom";
 import { expandOptions, type Option } from "../../protocol/legal";
 import { typingInto } from "../keys";
 import type { Board, BoardContext, BoardFactory, LegalEntry } from "../types";
@@ -272,7 +272,16 @@ export function makeBoard(root: HTMLElement, context: BoardContext, settings: Bo
           : cascade.length
             ? `${describeTarget(target)}: a cascade may start into ${cascade.join(", ")}`
             : describeTarget(target);
-    hint.textContent = `${what}${cost !== null ? ` · ${cost} Energy` : ""}. ${touchScreen() ? "Tap to play." : "Enter or click to play."}`;
+    hint.textContent = touchScreen()
+      ? `${shortTarget(target)}: ${slots.length ? `changes ${slots.length} tile${slots.length === 1 ? "" : "s"}` : cascade.length ? "may start a cascade" : "plays it"}${cost !== null ? ` · ${cost}⚡` : ""}. Tap to play.`
+      : `${what}${cost !== null ? ` · ${cost} Energy` : ""}. Enter or click to play.`;
+  }
+
+  /** A target in a few words, for a phone's one-line hint. */
+  function shortTarget(target: Target): string {
+    if (target.kind === "tile") return `Slot ${target.slot}`;
+    if (target.kind === "edge") return edgeLabel(target.side, target.index, isShift());
+    return target.label;
   }
 
   function describeTarget(target: Target): string {
@@ -420,7 +429,7 @@ export function makeBoard(root: HTMLElement, context: BoardContext, settings: Bo
       replace(
         tile,
         h("span.nf-symbol", { "aria-hidden": "true" }, symbolOf(colour)),
-        lock !== undefined ? h("span.nf-lock", { "aria-hidden": "true", title: `Locked by ${names(lock)}` }, `🔒${seatMark(lock)}`) : null,
+        lock !== undefined ? h("span.nf-lock", { "aria-hidden": "true", title: `Locked by ${names(lock)}` }, padlock(), seatMark(lock)) : null,
       );
       tile.classList.toggle("nf-locked", lock !== undefined);
       tile.classList.toggle("nf-ai-pattern", pattern.has(slot));
@@ -503,16 +512,16 @@ export function makeBoard(root: HTMLElement, context: BoardContext, settings: Bo
     clock.hidden = !c;
     if (!view || !c) return;
     let text: string;
-    if (c.expired) text = "⏱ Time's up: last turn";
-    else if (c.deadline === null) text = `⏱ ${c.minutes}:00 (starts with the first turn)`;
+    if (c.expired) text = "◷ Time's up: last turn";
+    else if (c.deadline === null) text = `◷ ${c.minutes}:00 (starts with the first turn)`;
     else {
       const left = Math.max(0, c.deadline - context.serverNow());
       const minutes = Math.floor(left / 60);
       const seconds = Math.floor(left % 60);
-      text = `⏱ ${minutes}:${String(seconds).padStart(2, "0")}`;
+      text = `◷ ${minutes}:${String(seconds).padStart(2, "0")}`;
       clock.classList.toggle("nf-low", left < 60);
     }
-    if (view.phase === "over") text = "⏱ stopped";
+    if (view.phase === "over") text = "◷ stopped";
     if (clock.textContent !== text) clock.textContent = text;
   }
 
@@ -522,10 +531,11 @@ export function makeBoard(root: HTMLElement, context: BoardContext, settings: Bo
     const next = steps();
     if (action === "cascade" && view.pending_cascade) {
       const p = view.pending_cascade;
-      parts.push(h("span.nf-action-name", null, `Cascade ${p.made + 1} of up to ${p.limit}: pick a lit tile`));
+      parts.push(h("span.nf-action-name", null, touchScreen() ? `Cascade ${p.made + 1} of ${p.limit}: tap a lit tile` : `Cascade ${p.made + 1} of up to ${p.limit}: pick a lit tile`));
       const stop = options.find((o) => o.command.type === "stop_cascade");
-      if (stop) parts.push(h("button.nf-stop", { type: "button", "data-testid": "nf-stop-cascade", onclick: () => send(stop) }, "Stop cascade"));
-      hint.textContent = `Cascade: ${p.choices.length} tile${p.choices.length === 1 ? "" : "s"} can flip next (${p.choices.join(", ")}); ${p.made} made so far.`;
+      if (stop) parts.push(h("button.nf-stop", { type: "button", "data-testid": "nf-stop-cascade", onclick: () => send(stop) }, touchScreen() ? "Stop" : "Stop cascade"));
+      const next = `${p.choices.length} tile${p.choices.length === 1 ? "" : "s"} can flip next`;
+      hint.textContent = touchScreen() ? `Cascade: ${next}; ${p.made} made so far.` : `Cascade: ${next} (${p.choices.join(", ")}); ${p.made} made so far.`;
     } else if (action) {
       const opts = actionOptions(action);
       const card = view.you?.hand.find((c) => c.id === action);
@@ -560,7 +570,7 @@ export function makeBoard(root: HTMLElement, context: BoardContext, settings: Bo
     } else if (myTurn(view) && view.phase === "discard") {
       hint.textContent = touchScreen() ? "Too many cards: tap one to discard." : "Too many cards: pick one to discard (1–9).";
     } else if (myTurn(view) && options.length) {
-      hint.textContent = touchScreen() ? "Tap a card, Manual flip or Lock, buy from the market, or End turn." : "Play a card (1–9), flip or lock, buy from the market, or end your turn.";
+      hint.textContent = touchScreen() ? "Tap a card, flip or lock, buy, or End turn." : "Play a card (1–9), flip or lock, buy from the market, or end your turn.";
     } else if (view.phase !== "objectives") {
       hint.textContent = context.readOnly ? "" : "Waiting…";
     } else hint.textContent = "";
@@ -828,6 +838,22 @@ export function makeBoard(root: HTMLElement, context: BoardContext, settings: Bo
       element.remove();
     },
   };
+}
+
+/** A padlock, drawn (no emoji font needed), in the text's colour. */
+function padlock(): SVGElement {
+  return svg(
+    "svg",
+    { class: "nf-padlock", viewBox: "0 0 10 12", width: 9, height: 11, "aria-hidden": "true", focusable: "false" },
+    svg("path", { d: "M2.5 5.5V3.6a2.5 2.5 0 0 1 5 0v1.9", fill: "none", stroke: "currentColor", "stroke-width": 1.4 }),
+    svg("rect", { x: 1, y: 5.5, width: 8, height: 6, rx: 1, fill: "currentColor" }),
+  );
+}
+
+/** A badge's words: the whole sentence, and the short form a phone shows (and reads out)
+ *  instead (neon_flip.css shows one of the two). */
+function badge(long: string, short: string): HTMLElement[] {
+  return [h("span.nf-long", null, long), h("span.nf-short", null, short)];
 }
 
 /** The Neon Flip board factory (registered by the shell as `neon_flip`). */
