@@ -56,7 +56,7 @@ test("Flash 8 race board", async ({ browser }) => {
   await createRoom(page, "flash8", ["me", "bot:bot"], { countdown: "0" });
   await start(page);
   await expect(page.locator(".board-root.board-flash8")).toBeVisible();
-  await page.waitForTimeout(1500);
+  await expect(page.locator(".f8-race[data-phase=running] .f8-tablet-large")).toBeVisible();
   await shot(page, "flash8-race");
   expect(ada.errors).toEqual([]);
   await ada.context.close();
