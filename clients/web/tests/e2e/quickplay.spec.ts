@@ -84,13 +84,15 @@ test("two people press Play now, land in one room, finish the game and see their
   for (const { page } of [ada, bob]) {
     await expect(page.getByTestId("summary")).toContainText("Game over");
     const mine = page.getByTestId("my-rating");
-    await expect(mine).toContainText(/Your rating: 0\.0 → -?\d+\.\d \([+−±]\d+\.\d\) after 1 rated game/);
+    // One minus sign for the rating and its change alike (−0.8, never -0.8 beside (−0.8)).
+    await expect(mine).toContainText(/Your rating: 0\.0 → −?\d+\.\d \([+−±]\d+\.\d\) after 1 rated game/);
     await expect(page.getByTestId("rating-change")).toHaveCount(1);
+    await expect(page.getByTestId("ratings")).not.toContainText("-");
   }
   await shot(ada.page, "quickplay-ratings");
 
   // Their ratings now stand beside their names: in the lobby's finished game, and in its room.
-  const shown = (await ada.page.getByTestId("my-rating").textContent())!.match(/→ (-?\d+\.\d)/)![1];
+  const shown = (await ada.page.getByTestId("my-rating").textContent())!.match(/→ (−?\d+\.\d)/)![1];
   await ada.page.goto("/#/");
   const card = ada.page.locator(`.room-card[data-room="${room}"]`);
   await expect(card.getByTestId("seat-rating")).toHaveCount(2);
