@@ -245,9 +245,9 @@ async function neonFlipMove(page: Page, press: Press, count: number, screen: Scr
       .then(() => ((mine.ended += 1), (mine.sinceEnd = -1)))
       .catch(() => undefined);
   }
-  // Every third move buys (the second one first), on the phone as on the desktop: the
-  // market shares the screen.
-  else if (buy && count % 3 === 1) {
+  // The first chance to buy takes it, and every third move after (a short game, Overdrive's,
+  // may end within a few moves): on the phone as on the desktop, the market shares the screen.
+  else if (buy && (mine.bought === 0 || count % 3 === 1)) {
     await press(buy)
       .then(() => (mine.bought += 1))
       .catch(() => undefined);
