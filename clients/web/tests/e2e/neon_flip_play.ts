@@ -62,7 +62,7 @@ export async function keyboardPlay(page: Page): Promise<boolean> {
     }
     await expect(preview.first()).toBeVisible();
     await expect(hint).toContainText("Enter or click to play");
-    await shot(page, "neon_flip-preview");
+    await shot(page, "neon_flip-preview", false); // the screen as the player sees it
     const before = await frameOf(page);
     await page.keyboard.press("Enter");
     await moved(page, before);

@@ -381,7 +381,16 @@ async function playOn(browser: Browser, game: Game, screen: Screen): Promise<voi
   const started = Date.now();
   const ada = await person(browser, "Ada", screen);
   const { page } = ada;
-  const press: Press = screen.touch ? (target) => target.tap({ timeout: 3000 }) : (target) => target.click({ timeout: 3000 });
+  // A person presses what has stopped moving: on Neon Flip's grid, where tiles flip in turn, a
+  // press waits for the flips to land (Playwright would otherwise retry a press a turning tile
+  // intercepts, scrolling the page to other alignments, which the screen check then reports).
+  const settled = async () => {
+    if (game.game !== "neon_flip") return;
+    await page
+      .waitForFunction(() => document.getAnimations().every((animation) => animation.playState !== "running" || animation.effect?.getComputedTiming().iterations === Infinity), null, { timeout: 1500 })
+      .catch(() => undefined);
+  };
+  const press: Press = screen.touch ? async (target) => (await settled(), target.tap({ timeout: 3000 })) : async (target) => (await settled(), target.click({ timeout: 3000 }));
   const room = await createRoom(page, game.game, game.seats, game.options);
   const idle = game.idle ? await person(browser, "Bob", screen) : null;
   if (idle) {
