@@ -145,7 +145,14 @@ export function label(option: OptionInfo): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
-/** One form control for an option; `onChange` receives the parsed value. */
+/** A choice's value in words: `overdrive` → "Overdrive", `standard_deck` → "Standard deck". */
+export function choiceLabel(choice: unknown): string {
+  const text = String(choice).replace(/_/g, " ");
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** One form control for an option; `onChange` receives the parsed value. A choice shows its
+ *  values in words (the value sent stays the protocol's). */
 export function optionControl(option: OptionInfo, value: unknown, idPrefix: string, onChange: (value: unknown) => void): HTMLElement {
   const id = `${idPrefix}-${option.name}`;
   const help = h("small.help", { id: `${id}-help` }, playerDoc(option.doc));
@@ -159,7 +166,7 @@ export function optionControl(option: OptionInfo, value: unknown, idPrefix: stri
     const select = h(
       "select",
       { id, "aria-describedby": `${id}-help`, "data-option": option.name },
-      option.choices.map((choice) => h("option", { value: String(choice), selected: choice === value }, String(choice))),
+      option.choices.map((choice) => h("option", { value: String(choice), selected: choice === value }, choiceLabel(choice))),
     );
     select.onchange = () => onChange(option.choices.find((choice) => String(choice) === select.value));
     control = select;

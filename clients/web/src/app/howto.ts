@@ -18,7 +18,7 @@ export class HowToPage implements Page {
       replace(
         this.element,
         h(
-          "nav.tabs",
+          "nav.tabs.howto-tabs",
           { "aria-label": "Games" },
           HOW_TO.map((item) => h(`a.tab${item.id === page.id ? ".active" : ""}`, { href: `#/howto/${item.id}`, "aria-current": item.id === page.id ? "page" : undefined }, item.name)),
         ),

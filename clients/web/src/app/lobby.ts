@@ -18,7 +18,7 @@ import {
   seatRange,
   type SeatPlan,
 } from "./create_form";
-import { h, replace } from "./dom";
+import { h, replace, svg } from "./dom";
 import type { Page } from "./page";
 import { QuickPlayPanel } from "./quickplay";
 import { ratingTag } from "./rating";
@@ -66,15 +66,21 @@ export class LobbyPage implements Page {
         h(
           "ul.pitch-games",
           null,
-          h("li", null, h("span.pitch-icon.fof", { "aria-hidden": "true" }, "🐸"), "Flip Over Frog"),
+          h("li", null, h("span.pitch-icon.fof", { "aria-hidden": "true" }, frogIcon()), "Flip Over Frog"),
           h("li", null, h("span.pitch-icon.nh", { "aria-hidden": "true" }, "⬢"), "Neon Hex"),
           h("li", null, h("span.pitch-icon.f8", { "aria-hidden": "true" }, "⚡"), "Flash 8"),
           h("li", null, h("span.pitch-icon.nf", { "aria-hidden": "true" }, "◆"), "Neon Flip"),
         ),
       ),
-      this.quick.element,
-      h("section.panel.create-panel", { "aria-labelledby": "create-title", "data-start-here": "" }, h("h2#create-title", null, "Create a room"), this.createArea),
-      this.joinPanel(),
+      // One column of its own beside the room list, so however long that list grows, "Create
+      // a room" stays under "Play now", on the first screen.
+      h(
+        "div.lobby-side",
+        null,
+        this.quick.element,
+        h("section.panel.create-panel", { "aria-labelledby": "create-title", "data-start-here": "" }, h("h2#create-title", null, "Create a room"), this.createArea),
+        this.joinPanel(),
+      ),
       h(
         "section.panel.rooms-panel",
         { "aria-labelledby": "rooms-title" },
@@ -434,6 +440,22 @@ export class LobbyPage implements Page {
       })
       .catch((error) => this.createFailed(error));
   }
+}
+
+/** Flip Over Frog's icon: a frog's face, drawn (no emoji font needed), in the text's colour. */
+function frogIcon(): SVGElement {
+  return svg(
+    "svg",
+    { class: "frog-icon", viewBox: "0 0 24 20", width: 20, height: 17, "aria-hidden": "true", focusable: "false" },
+    svg("ellipse", { cx: 12, cy: 12.5, rx: 10.5, ry: 7, fill: "currentColor" }),
+    svg("circle", { cx: 6.5, cy: 5.5, r: 4, fill: "currentColor" }),
+    svg("circle", { cx: 17.5, cy: 5.5, r: 4, fill: "currentColor" }),
+    svg("circle", { cx: 6.5, cy: 5.5, r: 2.4, fill: "#fff" }),
+    svg("circle", { cx: 17.5, cy: 5.5, r: 2.4, fill: "#fff" }),
+    svg("circle", { cx: 7, cy: 5.8, r: 1.2, fill: "#0b0420" }),
+    svg("circle", { cx: 17, cy: 5.8, r: 1.2, fill: "#0b0420" }),
+    svg("path", { d: "M6.5 13.5 Q12 18 17.5 13.5", fill: "none", stroke: "#0b0420", "stroke-width": 1.6, "stroke-linecap": "round" }),
+  );
 }
 
 /** The mark of a seat everywhere: its number in a circle (never a colour, and distinct from

@@ -9,7 +9,7 @@
 
 import { ServerError } from "../protocol/errors";
 import type { GameInfo } from "../protocol/messages";
-import { seatRange } from "./create_form";
+import { choiceLabel, seatRange } from "./create_form";
 import { h, replace } from "./dom";
 import type { AppState } from "./state";
 
@@ -197,6 +197,5 @@ export function quickModes(game: GameInfo): string[] {
 
 /** A mode's name for players: "overdrive" → "Overdrive". */
 export function modeName(mode: string): string {
-  const text = mode.replace(/_/g, " ");
-  return text.charAt(0).toUpperCase() + text.slice(1);
+  return choiceLabel(mode);
 }

@@ -5,10 +5,11 @@
 
 import { h } from "./dom";
 
-/** A shown rating with one decimal ("12.3"; never "-0.0"). */
+/** A shown rating with one decimal, negative ones with the minus sign of a change ("12.3",
+ *  "−1.8"; never "-0.0"). */
 export function ratingText(rating: number): string {
   const rounded = (Math.sign(rating) * Math.round(Math.abs(rating) * 10)) / 10; // halves away from 0
-  return (rounded === 0 ? 0 : rounded).toFixed(1);
+  return rounded < 0 ? `−${Math.abs(rounded).toFixed(1)}` : (rounded === 0 ? 0 : rounded).toFixed(1);
 }
 
 /** The change from `before` to `after`, signed: "+2.5", "−0.8", "±0.0". */

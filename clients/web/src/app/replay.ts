@@ -6,7 +6,8 @@
  * once the game is over). Keys: ← → step, Home / End jump, Space plays or pauses.
  *
  * The game and its seats come from the finished game's log (`/rooms/<id>/log`), or from the
- * lobby's summary when the log cannot be read.
+ * lobby's summary when the log cannot be read. The replay speaks as "you" only from a seat
+ * the person at the screen played; seen from any other seat it names that seat.
  */
 
 import { loadBoard } from "../boards";
@@ -26,6 +27,8 @@ import { setTitle } from "./title";
 interface GameFacts {
   game: string;
   seats: string[];
+  /** The user id of each seat's person (null for bots and open seats). */
+  users: (string | null)[];
   summary: RoomSummary | null;
 }
 
@@ -119,6 +122,7 @@ export class ReplayPage implements Page {
         facts = {
           game: log.game,
           seats: log.seats.map((seat, n) => seatLabel(n, (seat.name as string) ?? null, String(seat.kind), (seat.bot as string) ?? null)),
+          users: log.seats.map((seat) => (seat.kind === "human" && typeof seat.user === "string" ? seat.user : null)),
           summary: null,
         };
       }
@@ -127,7 +131,7 @@ export class ReplayPage implements Page {
     }
     const summary = this.app.summaries.get(this.room) ?? null;
     if (!facts && summary) {
-      facts = { game: summary.game, seats: summary.seats.map((s) => seatLabel(s.seat, s.name, s.kind, s.bot)), summary };
+      facts = { game: summary.game, seats: summary.seats.map((s) => seatLabel(s.seat, s.name, s.kind, s.bot)), users: summary.seats.map((s) => (s.kind === "human" ? s.user : null)), summary };
     }
     if (facts) facts.summary = summary;
     this.facts = facts;
@@ -205,7 +209,7 @@ export class ReplayPage implements Page {
       this.board = factory(root, {
         seat: state.viewer,
         readOnly: true,
-        seenAs: state.viewer !== null,
+        seenAs: state.viewer !== null && !this.played(state.viewer),
         act: () => Promise.reject(new ServerError("read_only", "A replay cannot be played.")),
         sound: (name) => app.sound.play(name),
         // The game's clock at this step, so clocks read as they did then.
@@ -216,8 +220,16 @@ export class ReplayPage implements Page {
       this.board.update(state.view, [], null);
     } else this.board.update(state.view, [], previous);
     const outcome = state.position === state.length ? outcomeFromView(state.view) : null;
-    replace(this.summaryArea, outcome ? renderSummary(outcome, this.facts?.summary ?? null, null, state.viewer, this.room, this.logAccess()) : null);
+    // The summary says "you" only to the person who played the seat it is seen from.
+    const mine = state.viewer !== null && this.played(state.viewer) ? state.viewer : null;
+    replace(this.summaryArea, outcome ? renderSummary(outcome, this.facts?.summary ?? null, null, mine, this.room, this.logAccess()) : null);
     if (state.position >= state.length) this.stopPlay();
+  }
+
+  /** Whether the person at this screen played `seat` in this game. */
+  private played(seat: number): boolean {
+    const user = this.facts?.users[seat] ?? null;
+    return user !== null && user === this.app.session.user;
   }
 
   private step(steps: number): void {
@@ -250,7 +262,7 @@ export class ReplayPage implements Page {
   private startPlay(): void {
     if (!this.state) return;
     if (this.state.position >= this.state.length) this.seek(0);
-    this.playButton.textContent = "⏸ Pause";
+    this.playButton.textContent = "❚❚ Pause";
     this.playButton.setAttribute("aria-pressed", "true");
     const tick = () => {
       if (!this.state || this.state.position >= this.state.length) return this.stopPlay();

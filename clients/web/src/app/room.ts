@@ -175,7 +175,11 @@ export class RoomPage implements Page {
         if (this.app.joinOnOpen.delete(this.room)) void this.joinFirst();
       })
       .catch((error) => {
-        this.errors.show(error);
+        if (error instanceof ServerError && error.code === "bad_code" && code) {
+          // The server says the same whether a code was missing or wrong: this page knows which.
+          this.app.forgetCode(this.room);
+          this.errors.show(new ServerError("bad_code", `The code ${code} is not this room's: check it, or ask for the link again.`));
+        } else this.errors.show(error);
         if (error instanceof ServerError && error.code === "bad_code") this.askCode();
         if (error instanceof ServerError && error.code === "no_such_room") this.drawMissing();
       })
@@ -533,6 +537,9 @@ export class RoomPage implements Page {
         this.board = factory(root, this.context(copy.seat));
         const latest = this.app.session.view(this.room);
         if (latest?.view) this.board.update(latest.view, latest.legal, null);
+        // The turn line was drawn before the board came: a board that says the turn itself
+        // takes it over now, not at the next change.
+        this.redrawTurn();
       })
       .catch((error) => this.errors.show(error));
   }
@@ -662,6 +669,12 @@ function seatTags(seat: SeatInfo, summary: RoomSummary): (HTMLElement | string)[
   if (seat.kind === "human") {
     if (summary.state === "waiting") tags.push(h(`span.tag${seat.ready ? ".ready" : ""}`, null, seat.ready ? "✓ ready" : "not ready"));
     tags.push(h(`span.dot${seat.connected ? ".on" : ".off"}`, { title: seat.connected ? "connected" : "away", "aria-label": seat.connected ? "connected" : "away" }, seat.connected ? "●" : "○"));
+    // Away during a game: a bot plays the seat until its person is back (at once when they
+    // left, after the server's grace period when only their connection dropped).
+    if (!seat.connected) {
+      const playing = summary.state === "playing";
+      tags.push(h("span.tag.away", { title: playing ? "A bot plays this seat until its player comes back (at once when they left, after a grace period when their connection dropped)." : "Not connected" }, playing ? "away · a bot plays" : "away"));
+    }
   }
   const choices = Object.entries(seat.choices ?? {}).filter(([, value]) => value !== "auto" && value !== false);
   for (const [key, value] of choices) tags.push(h("span.tag", null, value === true ? key : `${key}: ${value}`));

@@ -4,7 +4,8 @@
  * Every {@link SoundName} is a short synth gesture; the music is a slow synthwave loop (a
  * minor-key arpeggio over a pad and a soft kick) scheduled ahead on the audio clock. Effects
  * and music mute separately; both settings persist. Browsers only start audio after a user
- * gesture, so the context is created on the first click or key press.
+ * gesture, so the context is created on the first click or key press, never before: an effect
+ * asked for earlier (the turn alert of a reloaded page) is skipped, and the tab title says it.
  */
 
 import type { SoundName } from "../boards/types";
@@ -66,11 +67,14 @@ export class SoundBoard {
   private nextStep = 0;
   private stepIndex = 0;
   private readonly listeners = new Set<() => void>();
+  /** Whether the player has clicked, tapped or pressed a key on this page yet. */
+  private gestured = false;
 
   constructor() {
     this.effectsOn = storage.get("sound") !== "off";
     this.musicOn = storage.get("music") === "on";
     const unlock = () => {
+      this.gestured = true;
       this.ensure();
       if (this.musicOn) this.startMusic();
     };
@@ -88,8 +92,11 @@ export class SoundBoard {
     for (const listener of this.listeners) listener();
   }
 
+  /** The audio context, made on first use once the player has made a gesture (null before,
+   *  and where the browser has no Web Audio). */
   private ensure(): AudioContext | null {
     if (this.context) return this.context;
+    if (!this.gestured && navigator.userActivation?.hasBeenActive !== true) return null;
     const Context = window.AudioContext ?? (window as unknown as { webkitAudioContext?: typeof AudioContext }).webkitAudioContext;
     if (!Context) return null;
     try {

@@ -133,6 +133,14 @@ export class AppState {
     storage.setJson("codes", Object.fromEntries(entries));
   }
 
+  /** Forget a private room's code the server refused (a wrong one), so it is not sent again. */
+  forgetCode(room: string): void {
+    this.session.codes.delete(room);
+    const codes = storage.json<Record<string, string>>("codes", {});
+    delete codes[room];
+    storage.setJson("codes", codes);
+  }
+
   /** Mute or unmute a user's chat lines (the server stops or resumes sending them). */
   async setMuted(user: string, muted: boolean): Promise<void> {
     await this.session.request({ type: "mute", user, muted });

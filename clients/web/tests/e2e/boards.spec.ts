@@ -56,7 +56,7 @@ test("Flash 8 race board", async ({ browser }) => {
   await createRoom(page, "flash8", ["me", "bot:bot"], { countdown: "0" });
   await start(page);
   await expect(page.locator(".board-root.board-flash8")).toBeVisible();
-  await page.waitForTimeout(1500);
+  await expect(page.locator(".f8-race[data-phase=running] .f8-tablet-large")).toBeVisible();
   await shot(page, "flash8-race");
   expect(ada.errors).toEqual([]);
   await ada.context.close();
@@ -84,6 +84,19 @@ test("how-to pages and the sound settings", async ({ browser }) => {
     for (const game of ["flip_over_frog", "neon_hex", "flash8", "neon_flip"]) {
       await page.goto(`/#/howto/${game}`);
       await expect(page.locator(`.rules[data-game="${game}"] h3`).first()).toBeVisible();
+      // Each game's tab keeps its name off its rounded edge.
+      const tabs = page.locator("[data-page=howto] nav .tab");
+      await expect(tabs).toHaveCount(4);
+      for (const tab of await tabs.all()) {
+        const inset = await tab.evaluate((el) => {
+          const range = document.createRange();
+          range.selectNodeContents(el);
+          const text = range.getBoundingClientRect();
+          const box = el.getBoundingClientRect();
+          return Math.min(text.left - box.left, box.right - text.right);
+        });
+        expect(inset, `the inset of a how-to tab's name`).toBeGreaterThanOrEqual(8);
+      }
       expect(await page.locator(".rules section").count()).toBeGreaterThanOrEqual(4);
       // A board diagram, before and after, readable: inside the page's width, text >= 14 px.
       const diagram = page.getByTestId("howto-diagram");

@@ -4,8 +4,8 @@
  * high score list. The players follow the room's hints as a person would: ask (H or the
  * button), slide the electron the arrow points at (Ada by mouse, Bob by the arrow keys),
  * and FLASH (space bar) or claim the line (its number, then a shape) when the hint says the
- * tablet matches. Short options keep it quick: a 0.2 s countdown, a time limit on the race, a
- * short solo clock. Screenshots go to the harness's screens folder.
+ * tablet matches. Short options keep it quick: a 0.2 s countdown, a 20 s time limit on the race,
+ * a 12 s solo clock. Screenshots go to the harness's screens folder.
  */
 import { expect, type Page, test } from "@playwright/test";
 import { createRoom, player, shot, start } from "./helpers";
@@ -116,7 +116,7 @@ test("a Flash 8 race between two browser players, to the end", async ({ browser 
     countdown: "0.2",
     hints: true,
     lockout: "1",
-    time_limit: "40",
+    time_limit: "20",
   });
   await bob.page.goto(`/#/room/${room}`);
   await bob.page.getByTestId("sit-1").click();
@@ -181,7 +181,7 @@ test("a Flash 8 solo game to the end, with the high scores", async ({ browser })
   test.setTimeout(90_000);
   const ada = await player(browser, "Ada");
   const { page } = ada;
-  await createRoom(page, "flash8", ["me"], { mode: "solo", countdown: "0.2", hints: true, solo_seconds: "25" });
+  await createRoom(page, "flash8", ["me"], { mode: "solo", countdown: "0.2", hints: true, solo_seconds: "12" });
   await start(page);
   await expect(page.locator(".f8-solo[data-phase=running]")).toBeVisible();
   await expect(page.locator(".f8-grid-cell .f8-solo-card")).toHaveCount(9);
@@ -249,8 +249,10 @@ test("a Flash 8 race on a phone-sized screen", async ({ browser }) => {
   expect(box?.width ?? 0).toBeGreaterThan(250);
   expect(box?.width ?? 999).toBeLessThanOrEqual(390);
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  const tablet = page.locator(".f8-tablet-large");
+  const before = await tablet.getAttribute("data-tablet");
   await page.locator(".f8-tablet-large .f8-movable").first().click();
-  await page.waitForTimeout(800);
+  await expect(tablet).not.toHaveAttribute("data-tablet", before ?? "");
   await page.locator(".f8-board").scrollIntoViewIfNeeded();
   await shot(page, "flash8-race-phone", false);
   expect(ada.errors).toEqual([]);

@@ -1,7 +1,8 @@
 /**
  * A person plays a whole Flip Over Frog game against two bots through the page: the form,
  * the board (mouse and keyboard), the turn alerts, the final reveal and the summary with the
- * seed check. Screenshots: the board at the start, in the middle, and the reveal.
+ * seed check, its replay (which says "you" only from Ada's own seat); and a tile with nowhere to
+ * go, which says why. Screenshots: the board at the start, in the middle, and the reveal.
  */
 import { expect, test } from "@playwright/test";
 import { createRoom, frogTurn, player, shot, start } from "./helpers";
@@ -41,6 +42,51 @@ test("a full Flip Over Frog game against bots", async ({ browser }) => {
   await expect(page.getByTestId("room-state")).toHaveText("waiting");
   await expect(page.locator(".seat.me")).toContainText("Ada");
   await expect(page.locator(".seat")).toHaveCount(3);
+
+  // Its replay speaks as Ada only from her own seat: from a bot's seat nothing says "you".
+  await page.goto(`/#/replay/${finished}?viewer=1`);
+  const position = page.getByTestId("replay-position");
+  await expect(position).toHaveText(/^0 \/ \d+$/);
+  await page.getByTestId("replay-end").click();
+  await expect(page.getByTestId("summary")).toBeVisible();
+  await expect(page.locator(".fof-hand")).toBeVisible();
+  await expect(page.locator("main")).not.toContainText(/\b(you|your)\b/i);
+  await shot(page, "flip_over_frog-replay-seen-by-a-bot");
+  await page.getByTestId("replay-viewer").selectOption("0");
+  await expect(page.getByTestId("summary")).toContainText("Ada (you)");
+  expect(ada.errors).toEqual([]);
+  await ada.context.close();
+});
+
+test("a tile that can go nowhere says why", async ({ browser }) => {
+  const ada = await player(browser, "Ada");
+  const { page } = ada;
+  // A deal where Ada moves first on the empty board holding a Snake and a Frog: the Snake has
+  // no face-up Frog to go on (about one deal in seven; the others are left to the bot).
+  const snake = page.locator('.fof-hand-tile[data-tile^="S"]');
+  let found = false;
+  for (let deal = 0; deal < 60 && !found; deal++) {
+    await createRoom(page, "flip_over_frog", ["me", "bot:bot"]);
+    await start(page);
+    await expect(page.locator(".fof-hand-tile")).toHaveCount(3);
+    await expect(page.locator(".board-root.my-turn").or(page.locator(".fof-space:not(.empty)")).first()).toBeVisible();
+    found =
+      (await page.locator(".board-root.my-turn").isVisible()) &&
+      (await page.locator(".fof-space:not(.empty)").count()) === 0 &&
+      (await snake.count()) > 0 &&
+      (await page.locator('.fof-hand-tile.playable[data-tile^="S"]').count()) === 0;
+    if (!found) await page.getByTestId("leave").click();
+  }
+  expect(found, "a first turn with an unplayable Snake in hand").toBe(true);
+  const hint = page.getByTestId("fof-hint");
+  await snake.first().click();
+  await expect(page.locator(".fof-space.lit")).toHaveCount(0);
+  await expect(hint).toHaveText(/^\w+ cannot go anywhere: a Snake goes only on a face-up Frog, and none is on the board\.$/);
+  await shot(page, "flip_over_frog-snake-nowhere");
+  // Picking a tile that can go somewhere lights its spaces again.
+  await page.locator(".fof-hand-tile.playable").first().click();
+  await expect(page.locator(".fof-space.lit").first()).toBeVisible();
+  await expect(hint).not.toContainText("cannot go anywhere");
   expect(ada.errors).toEqual([]);
   await ada.context.close();
 });

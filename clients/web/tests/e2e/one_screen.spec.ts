@@ -10,6 +10,7 @@ import { type Browser, expect, type Locator, type Page, test } from "@playwright
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { createRoom, type SeatSpec, start } from "./helpers";
+import { keyboardPlay, withHandOf } from "./neon_flip_play";
 import { checkScreen, type Parts, SOFT } from "./screen";
 
 interface Screen {
@@ -31,9 +32,11 @@ interface Game {
   /** A second person who sits and does nothing (a race needs two humans' worth of seats). */
   idle?: boolean;
   /** Wait for the player's move and make it; "over" once the game has ended. */
-  move(page: Page, press: Press, count: number): Promise<"moved" | "over" | "waiting">;
+  move(page: Page, press: Press, count: number, screen: Screen): Promise<"moved" | "over" | "waiting">;
+  /** Checks once the board is drawn, before the first move. */
+  start?(page: Page, screen: Screen): Promise<void>;
   /** What must have happened in the whole game, checked at its end. */
-  played?(page: Page): void;
+  played?(page: Page, screen: Screen): Promise<void>;
 }
 
 /** A tap on a touch screen, a click with a mouse. */
@@ -180,16 +183,20 @@ const SOLO: Game = {
 
 const NF_BOARD = ".board-root .nf-board";
 
-/** How many market cards each Neon Flip page has bought. */
-const bought = new WeakMap<Page, number>();
+/** What each Neon Flip page did in its game: cards bought from the market, turns ended,
+ *  whether its first card was played by keyboard, and whether its long hand was checked. */
+const did = new WeakMap<Page, { bought: number; ended: number; keyboard: boolean; hand: boolean; sinceEnd: number }>();
+const doneOn = (page: Page) => did.get(page) ?? did.set(page, { bought: 0, ended: 0, keyboard: false, hand: false, sinceEnd: 0 }).get(page)!;
 
-function boughtSome(page: Page): void {
-  expect(bought.get(page) ?? 0, "cards bought from the market").toBeGreaterThan(0);
+async function boughtSome(page: Page): Promise<void> {
+  expect(doneOn(page).bought, "cards bought from the market").toBeGreaterThan(0);
 }
 
 /** Neon Flip: one step of the player's turn (an objective, a cascade flip, a discard, a buy,
- *  a card and its targets, or the end of the turn). */
-async function neonFlipMove(page: Page, press: Press, count: number): Promise<"moved" | "over" | "waiting"> {
+ *  a card and its targets, or the end of the turn). On the desktop the first card of the game
+ *  is played by keyboard; at the first turn with a hand, the hand grows to 10 cards (desktop)
+ *  or 8 (phone) for a moment, and must still fit (`handFits`). */
+async function neonFlipMove(page: Page, press: Press, count: number, screen: Screen, perTurn = Infinity): Promise<"moved" | "over" | "waiting"> {
   const state = await page
     .waitForFunction(
       (selector) => {
@@ -205,6 +212,18 @@ async function neonFlipMove(page: Page, press: Press, count: number): Promise<"m
     .then((handle) => handle.jsonValue());
   if (state === "over") return "over";
   const frame = state as string;
+  const mine = doneOn(page);
+  const main = (await page.locator(NF_BOARD).getAttribute("data-phase")) === "main";
+  if (main && !mine.hand && (await page.locator(".nf-hand .nf-card").count()) > 0) {
+    mine.hand = true;
+    await handFits(page, screen);
+  }
+  if (main && !screen.touch && !mine.keyboard && (await page.locator(".nf-hand .nf-card.playable").count()) > 0) {
+    if (await keyboardPlay(page)) {
+      mine.keyboard = true;
+      return "moved";
+    }
+  }
   const first = async (selector: string) => {
     const found = page.locator(selector);
     return (await found.count()) > 0 ? found.first() : null;
@@ -219,11 +238,18 @@ async function neonFlipMove(page: Page, press: Press, count: number): Promise<"m
   if (offer) await soft(press(offer));
   else if (stop) await soft(press(count % 2 ? stop : page.locator(".nf-tile.lit").first()));
   else if (discard) await soft(press(discard));
-  // Every third move buys (the second one first), on the phone as on the desktop: the
-  // market shares the screen.
-  else if (buy && count % 3 === 1) {
+  // A game whose length is its turns' (solo: PROTO-ZERO's 24 cards) ends each turn after a
+  // few moves.
+  else if (mine.sinceEnd >= perTurn) {
+    await press(page.getByTestId("nf-end-turn"))
+      .then(() => ((mine.ended += 1), (mine.sinceEnd = -1)))
+      .catch(() => undefined);
+  }
+  // The first chance to buy takes it, and every third move after (a short game, Overdrive's,
+  // may end within a few moves): on the phone as on the desktop, the market shares the screen.
+  else if (buy && (mine.bought === 0 || count % 3 === 1)) {
     await press(buy)
-      .then(() => bought.set(page, (bought.get(page) ?? 0) + 1))
+      .then(() => (mine.bought += 1))
       .catch(() => undefined);
   }
   else if (card && count % 2 === 0) {
@@ -235,24 +261,92 @@ async function neonFlipMove(page: Page, press: Press, count: number): Promise<"m
       if (!(await page.locator(".nf-actionbar .nf-cancel").isVisible())) break;
     }
     if (await page.locator(".nf-actionbar .nf-cancel").isVisible()) await soft(press(page.locator(".nf-actionbar .nf-cancel")));
-  } else await soft(press(page.getByTestId("nf-end-turn")));
+  } else {
+    await press(page.getByTestId("nf-end-turn"))
+      .then(() => ((mine.ended += 1), (mine.sinceEnd = -1)))
+      .catch(() => undefined);
+  }
+  mine.sinceEnd += 1;
   await page
     .waitForFunction(([selector, was]) => document.querySelector<HTMLElement>(selector!)?.dataset.frame !== was, [NF_BOARD, frame], { timeout: 1500 })
     .catch(() => undefined);
   return "moved";
 }
 
+/** A hand grown mid-turn (10 cards on a 1280x900 desktop, 8 on the phone) keeps the page
+ *  unscrolled with the market and the turn's controls on screen; on the phone it stays one
+ *  row of targets of 44 px at least, scrolling sideways rather than widening the page. (At
+ *  1280x800 a hand of 10 wraps to a fourth row and pushes the market below the screen.) */
+async function handFits(page: Page, screen: Screen): Promise<void> {
+  if (!screen.touch) await page.setViewportSize({ width: screen.width, height: 900 });
+  const seen = await withHandOf(page, screen.touch ? 8 : 10);
+  if (!screen.touch) await page.setViewportSize({ width: screen.width, height: screen.height });
+  expect(seen, `a hand of ${screen.touch ? 8 : 10} at ${screen.width}x${screen.touch ? screen.height : 900}`).toMatchObject({ market: true, controls: true, scrolled: 0 });
+  if (screen.touch) {
+    expect(seen.rows, "the rows of a hand of 8 on a phone").toBe(1);
+    expect(seen.narrowest).toBeGreaterThanOrEqual(44);
+    expect(seen.width, "the page's width with a hand of 8").toBe(screen.width);
+  }
+}
+
+/** Every tile carries its colour's symbol as well as its hue. */
+async function symbolsOnTiles(page: Page): Promise<void> {
+  await expect(page.locator(".nf-tile")).toHaveCount(36);
+  const symbols = new Set(await page.locator(".nf-tile .nf-symbol").allTextContents());
+  expect([...symbols].every((symbol) => ["◆", "●", "▲", "★"].includes(symbol))).toBe(true);
+}
+
+/** A duel's end: the tally ranks both players and says how the player did, once they had
+ *  played a card by keyboard (desktop) and ended turns. */
+async function duelPlayed(page: Page, screen: Screen): Promise<void> {
+  await boughtSome(page);
+  expect(doneOn(page).ended, "turns ended").toBeGreaterThan(0);
+  if (!screen.touch) expect(doneOn(page).keyboard, "a card played by keyboard").toBe(true);
+  const tally = page.getByTestId("nf-tally");
+  await expect(tally.locator("tbody tr")).toHaveCount(2);
+  await expect(tally.locator("h3")).toHaveText(/You win!|You finish 2nd|You share the victory!/);
+}
+
+/** Solo: the status line said PROTO-ZERO's card while its turn played out, and the tally
+ *  says who won; PROTO-ZERO's panel lists its cards. */
+async function soloStart(page: Page): Promise<void> {
+  await symbolsOnTiles(page);
+  await expect(page.getByTestId("nf-mode")).toContainText("PROTO-ZERO");
+  await page.getByTestId("nf-status").evaluate((status) => {
+    const said = ((window as unknown as { statuses: string[] }).statuses = [status.textContent ?? ""]);
+    new MutationObserver(() => said.push(status.textContent ?? "")).observe(status, { childList: true, characterData: true, subtree: true });
+  });
+}
+
+async function soloPlayed(page: Page): Promise<void> {
+  await boughtSome(page);
+  const statuses = await page.evaluate(() => (window as unknown as { statuses: string[] }).statuses);
+  expect(statuses.some((text) => text.startsWith("PROTO-ZERO plays ")), "PROTO-ZERO's card said while it plays").toBe(true);
+  await expect(page.getByTestId("nf-tally").locator("h3")).toHaveText(/You beat PROTO-ZERO!|PROTO-ZERO wins/);
+  await expect(page.getByTestId("nf-proto")).toBeVisible();
+}
+
 // The market counts with the player's own pieces: it must be on screen at every move too.
 const NF_PARTS: Parts = { board: ".nf-grid", mine: ".nf-hand, .nf-market", actions: ".nf-actionbar button, [data-testid=nf-end-turn]" };
 
 const NEON_FLIP: Game[] = [
-  { game: "neon_flip", mode: "classic", seats: ["me", "bot:bot"], options: { rounds: "1" }, parts: NF_PARTS, move: neonFlipMove, played: boughtSome },
+  { game: "neon_flip", mode: "classic", seats: ["me", "bot:bot"], options: { rounds: "1" }, parts: NF_PARTS, move: neonFlipMove, start: symbolsOnTiles, played: duelPlayed },
   { game: "neon_flip", mode: "teams", seats: ["me", "bot:bot", "bot:bot", "bot:bot"], options: { rounds: "1", teams: true }, parts: NF_PARTS, move: neonFlipMove, played: boughtSome },
   { game: "neon_flip", mode: "overdrive", seats: ["me", "bot:bot"], options: { mode: "overdrive", rounds: "1", clock: "1" }, parts: NF_PARTS, move: neonFlipMove, played: boughtSome },
-  { game: "neon_flip", mode: "solo", seats: ["me"], options: { mode: "solo" }, parts: NF_PARTS, move: neonFlipMove, played: boughtSome },
+  {
+    game: "neon_flip",
+    mode: "solo",
+    seats: ["me"],
+    options: { mode: "solo" },
+    parts: NF_PARTS,
+    move: (page, press, count, screen) => neonFlipMove(page, press, count, screen, 2),
+    start: soloStart,
+    played: soloPlayed,
+  },
 ];
 
-const GAMES: Game[] = [FROG, HEX, RACE, SOLO, ...NEON_FLIP];
+// The longest games first: with two workers, the short ones fill in around them.
+const GAMES: Game[] = [...NEON_FLIP.slice().reverse(), FROG, HEX, RACE, SOLO];
 
 /** Anything a board or the shell shows once the game is over. */
 const ENDED = "[data-testid=summary], [data-phase=over], .f8-report:not([hidden]), .f8-result:not([hidden]), [data-testid=nf-tally]:not([hidden]), [data-testid=nh-result]:not([hidden])";
@@ -287,7 +381,16 @@ async function playOn(browser: Browser, game: Game, screen: Screen): Promise<voi
   const started = Date.now();
   const ada = await person(browser, "Ada", screen);
   const { page } = ada;
-  const press: Press = screen.touch ? (target) => target.tap({ timeout: 3000 }) : (target) => target.click({ timeout: 3000 });
+  // A person presses what has stopped moving: on Neon Flip's grid, where tiles flip in turn, a
+  // press waits for the flips to land (Playwright would otherwise retry a press a turning tile
+  // intercepts, scrolling the page to other alignments, which the screen check then reports).
+  const settled = async () => {
+    if (game.game !== "neon_flip") return;
+    await page
+      .waitForFunction(() => document.getAnimations().every((animation) => animation.playState !== "running" || animation.effect?.getComputedTiming().iterations === Infinity), null, { timeout: 1500 })
+      .catch(() => undefined);
+  };
+  const press: Press = screen.touch ? async (target) => (await settled(), target.tap({ timeout: 3000 })) : async (target) => (await settled(), target.click({ timeout: 3000 }));
   const room = await createRoom(page, game.game, game.seats, game.options);
   const idle = game.idle ? await person(browser, "Bob", screen) : null;
   if (idle) {
@@ -298,22 +401,23 @@ async function playOn(browser: Browser, game: Game, screen: Screen): Promise<voi
   }
   await start(page);
   await expect(page.locator(game.parts.board).first()).toBeVisible();
+  await game.start?.(page, screen);
   const found = new Set<string>();
   let moves = 0;
   for (let guard = 0; guard < 400; guard++) {
     // During play only: the end's report and summary may take the screen.
     const over = async () => (await page.locator(ENDED).filter({ visible: true }).count()) > 0;
     if ((moves > 0 || guard > 0) && !(await over())) await checkScreen(page, game.parts, found, `${size}, move ${moves + 1}`, over);
-    const did = await game.move(page, press, moves);
-    if (did === "over") break;
-    if (did === "moved") moves += 1;
-    if (moves === 3 && did === "moved") await page.screenshot({ path: join(shots, `${size}-${game.game}-${game.mode}-play.png`) });
+    const step = await game.move(page, press, moves, screen);
+    if (step === "over") break;
+    if (step === "moved") moves += 1;
+    if (moves === 3 && step === "moved") await page.screenshot({ path: join(shots, `${size}-${game.game}-${game.mode}-play.png`) });
   }
   await expect(page.getByTestId("summary")).toBeVisible({ timeout: 30_000 });
   await page.screenshot({ path: join(shots, `${size}-${game.game}-${game.mode}-end.png`) });
   console.log(`${size} ${game.game} ${game.mode}: ${moves} moves in ${Date.now() - started} ms${SOFT ? `; found: ${[...found].join(" | ") || "nothing"}` : ""}`);
   expect(moves).toBeGreaterThan(0);
-  game.played?.(page);
+  await game.played?.(page, screen);
   expect(ada.errors).toEqual([]);
   await idle?.context.close();
   await ada.context.close();

@@ -8,13 +8,15 @@
 import { expect, type Page, test } from "@playwright/test";
 import { createRoom, player, shot, start } from "./helpers";
 
+/** Press Play now for a two-seat Flip Over Frog table of people. What follows is the
+ *  caller's to check: the waiting line when nobody else is queued, the room when someone is
+ *  (a match may come before the waiting line is ever drawn). */
 async function playNow(page: Page): Promise<void> {
   const panel = page.getByTestId("quick-play");
   await page.getByTestId("quick-game").selectOption("flip_over_frog");
   await page.getByTestId("quick-seats").selectOption("2");
   await page.getByTestId("quick-bots").selectOption({ label: "Only people" });
   await panel.getByTestId("quick-play-now").click();
-  await expect(page.getByTestId("quick-waiting")).toContainText("Looking for players for Flip Over Frog with 2 seats");
 }
 
 /** The page whose turn it is (null once both show the summary). */
@@ -47,11 +49,15 @@ test("two people press Play now, land in one room, finish the game and see their
   const bob = await player(browser, "Quick Bob");
 
   // Queue, then change one's mind.
+  const waiting = ada.page.getByTestId("quick-waiting");
   await playNow(ada.page);
+  await expect(waiting).toContainText("Looking for players for Flip Over Frog with 2 seats");
   await ada.page.getByTestId("quick-cancel").click();
   await expect(ada.page.getByTestId("quick-play-now")).toBeVisible();
 
+  // Ada waits alone; Bob, pressing after her, is matched with her at once.
   await playNow(ada.page);
+  await expect(waiting).toContainText("Looking for players for Flip Over Frog with 2 seats");
   await playNow(bob.page);
   for (const { page } of [ada, bob]) await expect(page.locator("[data-page=room]")).toBeVisible();
   const room = await ada.page.locator("[data-page=room]").getAttribute("data-room");
@@ -78,13 +84,15 @@ test("two people press Play now, land in one room, finish the game and see their
   for (const { page } of [ada, bob]) {
     await expect(page.getByTestId("summary")).toContainText("Game over");
     const mine = page.getByTestId("my-rating");
-    await expect(mine).toContainText(/Your rating: 0\.0 → -?\d+\.\d \([+−±]\d+\.\d\) after 1 rated game/);
+    // One minus sign for the rating and its change alike (−0.8, never -0.8 beside (−0.8)).
+    await expect(mine).toContainText(/Your rating: 0\.0 → −?\d+\.\d \([+−±]\d+\.\d\) after 1 rated game/);
     await expect(page.getByTestId("rating-change")).toHaveCount(1);
+    await expect(page.getByTestId("ratings")).not.toContainText("-");
   }
   await shot(ada.page, "quickplay-ratings");
 
   // Their ratings now stand beside their names: in the lobby's finished game, and in its room.
-  const shown = (await ada.page.getByTestId("my-rating").textContent())!.match(/→ (-?\d+\.\d)/)![1];
+  const shown = (await ada.page.getByTestId("my-rating").textContent())!.match(/→ (−?\d+\.\d)/)![1];
   await ada.page.goto("/#/");
   const card = ada.page.locator(`.room-card[data-room="${room}"]`);
   await expect(card.getByTestId("seat-rating")).toHaveCount(2);

@@ -1,7 +1,9 @@
 /**
  * Coming back: a reload in the middle of a game resumes it (same seat, same hand, same board);
  * the held seat is one click from the lobby; a dropped connection reconnects and resumes by
- * itself (the session's reconnect and resume are also unit-tested over a fake socket).
+ * itself (the session's reconnect and resume are also unit-tested over a fake socket). A page
+ * opened on the room mid-game says the turn in its title and starts no audio before the
+ * player's first gesture.
  */
 import { expect, test } from "@playwright/test";
 import { createRoom, frogTurn, player } from "./helpers";
@@ -25,6 +27,32 @@ test("a reload mid-game resumes it", async ({ browser }) => {
   await expect(page.locator(".fof-pile")).toHaveText(pile!);
   await expect(page.getByTestId("fof-colour")).toHaveText(colour!);
   await expect(page.locator(".seat.me")).toContainText("Ada");
+
+  // The room opened in a new tab too (a shared link, a browser restarted): nobody has clicked
+  // there yet, so its turn alert is the tab's title alone, and no audio is started before a
+  // gesture (the browser would refuse it, with a warning).
+  const tab = await ada.context.newPage();
+  const warnings: string[] = [];
+  tab.on("console", (message) => {
+    if (/AudioContext/.test(message.text())) warnings.push(message.text());
+  });
+  await tab.addInitScript(() => {
+    const counted = window as unknown as { audioBeforeGesture: number };
+    counted.audioBeforeGesture = 0;
+    const Real = window.AudioContext;
+    window.AudioContext = class extends Real {
+      constructor(options?: AudioContextOptions) {
+        super(options);
+        if (!navigator.userActivation.hasBeenActive) counted.audioBeforeGesture += 1;
+      }
+    };
+  });
+  await tab.goto(`/#/room/${room}`);
+  await expect(tab.locator(".board-root.my-turn")).toBeVisible();
+  await expect(tab).toHaveTitle(/Your turn/);
+  expect(await tab.evaluate(() => (window as unknown as { audioBeforeGesture: number }).audioBeforeGesture)).toBe(0);
+  expect(warnings).toEqual([]);
+  await tab.close();
   expect(await frogTurn(page)).toBe(true);
 
   // From the lobby, the seat is one click away.

@@ -1,7 +1,8 @@
 /**
  * A replay of a finished game: a bots-only room plays itself out; its replay is opened from
  * the room and from the lobby's finished list, then stepped, scrubbed with the slider, jumped
- * to the end (the summary shows), and seen through a seat's eyes (its hand appears).
+ * to the end (the summary shows), and seen through a seat's eyes (its hand appears). A bots-only
+ * Neon Flip game's replay, seen from a seat, never says "you" (no one watching played it).
  */
 import { expect, test } from "@playwright/test";
 import { createRoom, player, shot } from "./helpers";
@@ -65,6 +66,25 @@ test("a replay with step, scrub and viewer", async ({ browser }) => {
   await expect(page.getByTestId("replay-position")).toHaveText(`0 / ${length}`);
   await expect(page.getByTestId("replay-viewer")).toHaveValue("0");
   await expect(page.locator(".fof-hand-tile")).toHaveCount(3);
+  expect(ada.errors).toEqual([]);
+  await ada.context.close();
+});
+
+test("a replay seen from a seat the viewer did not play never says you", async ({ browser }) => {
+  const ada = await player(browser, "Ada");
+  const { page } = ada;
+  const room = await createRoom(page, "neon_flip", ["bot:bot", "bot:bot"], { rounds: "1" });
+  await expect(page.getByTestId("summary")).toBeVisible({ timeout: 60_000 });
+  await page.goto(`/#/replay/${room}?viewer=0`);
+  await expect(page.getByTestId("replay-position")).toHaveText(/^0 \/ \d+$/);
+  // From the first step (the objectives on offer) to the end (the tally and the summary).
+  await expect(page.locator(".nf-offers")).toBeVisible();
+  await expect(page.locator("main")).not.toContainText(/\b(you|your)\b/i);
+  await page.getByTestId("replay-end").click();
+  await expect(page.getByTestId("nf-tally")).toBeVisible();
+  await expect(page.getByTestId("summary")).toBeVisible();
+  await expect(page.locator("main")).not.toContainText(/\b(you|your)\b/i);
+  await shot(page, "neon_flip-replay-seen-by-a-bot");
   expect(ada.errors).toEqual([]);
   await ada.context.close();
 });

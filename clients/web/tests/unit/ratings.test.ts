@@ -16,7 +16,7 @@ describe("a shown rating", () => {
     expect(ratingText(12.345)).toBe("12.3");
     expect(ratingText(-1e-12)).toBe("0.0");
     expect(ratingText(-0.04)).toBe("0.0");
-    expect(ratingText(-3.25)).toBe("-3.3");
+    expect(ratingText(-3.25)).toBe("−3.3");
   });
 
   it("says a change with its sign", () => {
@@ -41,7 +41,7 @@ describe("the rating changes at a game's end", () => {
   it("puts the viewer's own first, in words", () => {
     const panel = renderRatings(changes, 1);
     const rows = [...panel.querySelectorAll("li")].map((li) => li.textContent);
-    expect(rows).toEqual(["② Your rating: 1.3 → -0.8 (−2.0) after 6 rated games", "① Ada: 0.0 → 2.5 (+2.5) after 1 rated game"]);
+    expect(rows).toEqual(["② Your rating: 1.3 → −0.8 (−2.0) after 6 rated games", "① Ada: 0.0 → 2.5 (+2.5) after 1 rated game"]);
     expect(panel.querySelector(".me .rating-change.down")).not.toBeNull();
   });
 

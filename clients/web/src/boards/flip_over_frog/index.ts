@@ -13,7 +13,8 @@
  * face a back had before it was flipped face down, rulebook decisions 12).
  *
  * Keys: 1–3 pick a tile in hand, arrows move on the board, Enter or Space plays on the focused
- * space, Escape drops the pick, D discards the picked snake when that is the legal move.
+ * space, Escape drops the pick, D discards the picked snake when that is the legal move. A
+ * picked tile with nowhere to go lights nothing, and the hint says which rule keeps it back.
  */
 
 import "./frog.css";
@@ -162,6 +163,17 @@ const createBoard: BoardFactory = (root: HTMLElement, context: BoardContext): Bo
     drawHand();
     drawSpaces();
     if (tile) context.sound("tick");
+    drawHint();
+  }
+
+  /** Why a tile of the hand has nowhere to go on the player's turn (null when it has, or when
+   *  it is not their turn): the rule it waits on, as the rules say it. */
+  function nowhere(tile: string): string | null {
+    if (!view || context.readOnly || view.turn !== context.seat || options.length === 0) return null;
+    if (options.some((o) => o.command.tile === tile)) return null;
+    const face = view.hand?.find((t) => t.id === tile);
+    if (face?.kind === "snake") return `${tile} cannot go anywhere: a Snake goes only on a face-up Frog, and none is on the board.`;
+    return `${tile} cannot go anywhere: a Frog goes only on an empty space or a face-down tile, and none is left.`;
   }
 
   function send(option: Option): void {
@@ -219,7 +231,7 @@ const createBoard: BoardFactory = (root: HTMLElement, context: BoardContext): Bo
         }
       }
       const where = `Space ${index + 1}, row ${Math.floor(index / SIZE) + 1}, column ${(index % SIZE) + 1}`;
-      const what = space.top ? describeTile(space.top) + (space.height > 1 ? `, stack of ${space.height}` : "") + (remembered ? `, you saw ${remembered} there` : "") : "empty";
+      const what = space.top ? describeTile(space.top) + (space.height > 1 ? `, stack of ${space.height}` : "") + (remembered ? `, ${context.seenAs ? "seen" : "you saw"} ${remembered} there` : "") : "empty";
       button.setAttribute("aria-label", `${where}: ${what}${option ? `. Play ${selected} here` : ""}`);
       button.disabled = false;
     });
@@ -247,7 +259,7 @@ const createBoard: BoardFactory = (root: HTMLElement, context: BoardContext): Bo
               h("kbd", null, String(i + 1)),
             ),
           )
-        : h("p.muted", null, "Your hand is empty."),
+        : h("p.muted", null, context.seenAs ? `${seatOwner()} hand is empty.` : "Your hand is empty."),
     );
     const discard = options.find((o) => o.command.type === "discard" && o.command.tile === selected);
     replace(
@@ -288,12 +300,27 @@ const createBoard: BoardFactory = (root: HTMLElement, context: BoardContext): Bo
         view.colour ? h(`div.fof-secret.c-${view.colour}`, null, h("span.fof-symbol", null, COLOURS[view.colour]?.symbol ?? "?"), h("span", null, colourName(view.colour))) : h("span.muted", null, "—"),
       );
     }
-    const myTurn = view.turn === context.seat && context.seat !== null && options.length > 0;
-    if (revealed) hint.textContent = "The game is over: every colour is revealed.";
+    drawHint();
+    root.classList.toggle("my-turn", myTurn());
+  }
+
+  function myTurn(): boolean {
+    return view !== null && view.turn === context.seat && context.seat !== null && options.length > 0;
+  }
+
+  /** The hint under the board: whose turn it is, what to pick next, or why the picked tile
+   *  has nowhere to go. */
+  function drawHint(): void {
+    if (!view) return;
+    const names = context.seatNames;
+    const why = selected ? nowhere(selected) : null;
+    if (view.outcome !== undefined) hint.textContent = "The game is over: every colour is revealed.";
     else if (context.readOnly) hint.textContent = view.turn !== null ? `${names[view.turn] ?? `Seat ${view.turn + 1}`} to play.` : "";
-    else if (myTurn && !selected) hint.textContent = touchScreen() ? "Your turn: tap a tile in your hand." : "Your turn: pick a tile from your hand (1, 2 or 3).";
-    else if (!myTurn) hint.textContent = view.turn !== null ? `Waiting for ${names[view.turn] ?? `seat ${view.turn + 1}`}…` : "";
-    root.classList.toggle("my-turn", myTurn);
+    else if (!myTurn()) hint.textContent = view.turn !== null ? `Waiting for ${names[view.turn] ?? `seat ${view.turn + 1}`}…` : "";
+    else if (why) hint.textContent = why;
+    else if (selected && playsOf(selected).size) hint.textContent = touchScreen() ? `Tap a lit space for ${selected}.` : `Pick a lit space for ${selected}: click it, or the arrows and Enter.`;
+    else if (selected) hint.textContent = `No Frog is face up for ${selected} to go on: discard it${touchScreen() ? "" : " (D)"}.`;
+    else hint.textContent = touchScreen() ? "Your turn: tap a tile in your hand." : "Your turn: pick a tile from your hand (1, 2 or 3).";
   }
 
   function drawReveal(): void {

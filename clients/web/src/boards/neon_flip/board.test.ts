@@ -80,7 +80,7 @@ describe("drawing", () => {
     const h = mount({ now: f.view.clock!.deadline! - 125 });
     harness = h;
     h.show(f);
-    expect(h.root.querySelector("[data-testid=nf-clock]")!.textContent).toBe("⏱ 2:05");
+    expect(h.root.querySelector("[data-testid=nf-clock]")!.textContent).toBe("◷ 2:05");
     expect(h.root.querySelector("[data-testid=nf-mode]")!.textContent).toContain("24 tiles");
   });
 

@@ -17,7 +17,7 @@
 
 import "./neon_flip.css";
 
-import { h, replace, touchScreen } from "../../app/dom";
+import { h, replace, svg, touchScreen } from "../../app/dom";
 import { expandOptions, type Option } from "../../protocol/legal";
 import { typingInto } from "../keys";
 import type { Board, BoardContext, BoardFactory, LegalEntry } from "../types";
@@ -272,7 +272,16 @@ export function makeBoard(root: HTMLElement, context: BoardContext, settings: Bo
           : cascade.length
             ? `${describeTarget(target)}: a cascade may start into ${cascade.join(", ")}`
             : describeTarget(target);
-    hint.textContent = `${what}${cost !== null ? ` · ${cost} Energy` : ""}. ${touchScreen() ? "Tap to play." : "Enter or click to play."}`;
+    hint.textContent = touchScreen()
+      ? `${shortTarget(target)}: ${slots.length ? `changes ${slots.length} tile${slots.length === 1 ? "" : "s"}` : cascade.length ? "may start a cascade" : "plays it"}${cost !== null ? ` · ${cost}⚡` : ""}. Tap to play.`
+      : `${what}${cost !== null ? ` · ${cost} Energy` : ""}. Enter or click to play.`;
+  }
+
+  /** A target in a few words, for a phone's one-line hint. */
+  function shortTarget(target: Target): string {
+    if (target.kind === "tile") return `Slot ${target.slot}`;
+    if (target.kind === "edge") return edgeLabel(target.side, target.index, isShift());
+    return target.label;
   }
 
   function describeTarget(target: Target): string {
@@ -420,7 +429,7 @@ export function makeBoard(root: HTMLElement, context: BoardContext, settings: Bo
       replace(
         tile,
         h("span.nf-symbol", { "aria-hidden": "true" }, symbolOf(colour)),
-        lock !== undefined ? h("span.nf-lock", { "aria-hidden": "true", title: `Locked by ${names(lock)}` }, `🔒${seatMark(lock)}`) : null,
+        lock !== undefined ? h("span.nf-lock", { "aria-hidden": "true", title: `Locked by ${names(lock)}` }, padlock(), seatMark(lock)) : null,
       );
       tile.classList.toggle("nf-locked", lock !== undefined);
       tile.classList.toggle("nf-ai-pattern", pattern.has(slot));
@@ -475,25 +484,30 @@ export function makeBoard(root: HTMLElement, context: BoardContext, settings: Bo
     element.classList.toggle("nf-my-turn", mine);
     root.classList.toggle("my-turn", mine);
     const whose = view.turn !== null ? names(view.turn) : "";
+    // The person at the screen is addressed only when the board is theirs (not a replay seen
+    // from a seat: that seat is named like any other).
+    const me = (seat: number | null) => seat !== null && seat === context.seat && !context.seenAs;
     let text: string;
     if (view.phase === "over") text = "Game over.";
-    else if (view.phase === "objectives") text = view.you && !view.you.objective ? "Choose your secret objective." : "Waiting for everyone to choose an objective…";
+    else if (view.phase === "objectives")
+      text = view.you && !view.you.objective ? (context.seenAs ? `${names(view.you.seat)} chooses a secret objective.` : "Choose your secret objective.") : "Waiting for everyone to choose an objective…";
     else if (aiNow) text = `PROTO-ZERO plays ${describeAiCard(aiNow)}.`;
-    else if (view.pending_cascade) text = view.pending_cascade.seat === context.seat ? "Cascade! Pick the next flip, or stop." : `${whose} is cascading…`;
-    else if (view.phase === "discard") text = view.turn === context.seat ? "Discard down to 6 cards." : `${whose} discards down to 6.`;
-    else if (view.turn === context.seat) text = "Your turn.";
+    else if (view.pending_cascade) text = me(view.pending_cascade.seat) ? "Cascade! Pick the next flip, or stop." : `${names(view.pending_cascade.seat)} is cascading…`;
+    else if (view.phase === "discard") text = me(view.turn) ? "Discard down to 6 cards." : `${whose} discards down to 6.`;
+    else if (me(view.turn)) text = "Your turn.";
     else text = `${whose}'s turn.`;
     status.textContent = text;
-    const mode = view.mode === "solo" ? "Cyber-Solitaire vs PROTO-ZERO" : view.mode === "overdrive" ? `Neon Overdrive · ${view.threshold ?? "?"} tiles win` : "Classic Battle";
+    const threshold = view.threshold ?? "?";
+    const mode = view.mode === "solo" ? badge("Cyber-Solitaire vs PROTO-ZERO", "Solo vs PROTO-ZERO") : view.mode === "overdrive" ? badge(`Neon Overdrive · ${threshold} tiles win`, `Overdrive · ${threshold} to win`) : badge("Classic Battle", "Classic");
     const round = view.mode === "solo" ? `AI cards ${view.proto_zero?.played.length ?? 0}/24` : `Checkpoint ${view.checkpoints}/${view.rounds}`;
     replace(
       badges,
       h("span.nf-badge", { "data-testid": "nf-mode" }, mode),
-      view.teams ? h("span.nf-badge.nf-teams", { "data-testid": "nf-teams-badge" }, "Teams: ◆ Cyan + ▲ Green vs ● Pink + ★ Yellow") : null,
-      view.obstacles ? h("span.nf-badge", null, "Obstacles: ▲ ★ count for no one") : null,
+      view.teams ? h("span.nf-badge.nf-teams", { "data-testid": "nf-teams-badge" }, badge("Teams: ◆ Cyan + ▲ Green vs ● Pink + ★ Yellow", "Teams ◆▲ vs ●★")) : null,
+      view.obstacles ? h("span.nf-badge", null, badge("Obstacles: ▲ ★ count for no one", "Obstacles ▲★")) : null,
       h("span.nf-badge", null, round),
-      view.surcharge ? h("span.nf-badge.nf-warn", null, `Drained: +${view.surcharge} per play`) : null,
-      view.round_over ? h("span.nf-badge.nf-warn", null, "Round over: checkpoint at turn end") : null,
+      view.surcharge ? h("span.nf-badge.nf-warn", null, badge(`Drained: +${view.surcharge} per play`, `Drained +${view.surcharge}`)) : null,
+      view.round_over ? h("span.nf-badge.nf-warn", null, badge("Round over: checkpoint at turn end", "Last turn of the round")) : null,
     );
   }
 
@@ -503,16 +517,16 @@ export function makeBoard(root: HTMLElement, context: BoardContext, settings: Bo
     clock.hidden = !c;
     if (!view || !c) return;
     let text: string;
-    if (c.expired) text = "⏱ Time's up: last turn";
-    else if (c.deadline === null) text = `⏱ ${c.minutes}:00 (starts with the first turn)`;
+    if (c.expired) text = "◷ Time's up: last turn";
+    else if (c.deadline === null) text = `◷ ${c.minutes}:00 (starts with the first turn)`;
     else {
       const left = Math.max(0, c.deadline - context.serverNow());
       const minutes = Math.floor(left / 60);
       const seconds = Math.floor(left % 60);
-      text = `⏱ ${minutes}:${String(seconds).padStart(2, "0")}`;
+      text = `◷ ${minutes}:${String(seconds).padStart(2, "0")}`;
       clock.classList.toggle("nf-low", left < 60);
     }
-    if (view.phase === "over") text = "⏱ stopped";
+    if (view.phase === "over") text = "◷ stopped";
     if (clock.textContent !== text) clock.textContent = text;
   }
 
@@ -522,10 +536,11 @@ export function makeBoard(root: HTMLElement, context: BoardContext, settings: Bo
     const next = steps();
     if (action === "cascade" && view.pending_cascade) {
       const p = view.pending_cascade;
-      parts.push(h("span.nf-action-name", null, `Cascade ${p.made + 1} of up to ${p.limit}: pick a lit tile`));
+      parts.push(h("span.nf-action-name", null, touchScreen() ? `Cascade ${p.made + 1} of ${p.limit}: tap a lit tile` : `Cascade ${p.made + 1} of up to ${p.limit}: pick a lit tile`));
       const stop = options.find((o) => o.command.type === "stop_cascade");
-      if (stop) parts.push(h("button.nf-stop", { type: "button", "data-testid": "nf-stop-cascade", onclick: () => send(stop) }, "Stop cascade"));
-      hint.textContent = `Cascade: ${p.choices.length} tile${p.choices.length === 1 ? "" : "s"} can flip next (${p.choices.join(", ")}); ${p.made} made so far.`;
+      if (stop) parts.push(h("button.nf-stop", { type: "button", "data-testid": "nf-stop-cascade", onclick: () => send(stop) }, touchScreen() ? "Stop" : "Stop cascade"));
+      const next = `${p.choices.length} tile${p.choices.length === 1 ? "" : "s"} can flip next`;
+      hint.textContent = touchScreen() ? `Cascade: ${next}; ${p.made} made so far.` : `Cascade: ${next} (${p.choices.join(", ")}); ${p.made} made so far.`;
     } else if (action) {
       const opts = actionOptions(action);
       const card = view.you?.hand.find((c) => c.id === action);
@@ -560,7 +575,7 @@ export function makeBoard(root: HTMLElement, context: BoardContext, settings: Bo
     } else if (myTurn(view) && view.phase === "discard") {
       hint.textContent = touchScreen() ? "Too many cards: tap one to discard." : "Too many cards: pick one to discard (1–9).";
     } else if (myTurn(view) && options.length) {
-      hint.textContent = touchScreen() ? "Tap a card, Manual flip or Lock, buy from the market, or End turn." : "Play a card (1–9), flip or lock, buy from the market, or end your turn.";
+      hint.textContent = touchScreen() ? "Tap a card, flip or lock, buy, or End turn." : "Play a card (1–9), flip or lock, buy from the market, or end your turn.";
     } else if (view.phase !== "objectives") {
       hint.textContent = context.readOnly ? "" : "Waiting…";
     } else hint.textContent = "";
@@ -604,7 +619,7 @@ export function makeBoard(root: HTMLElement, context: BoardContext, settings: Bo
               i < 9 ? i + 1 : undefined,
             );
           })
-        : h("p.muted", null, "Your hand is empty."),
+        : h("p.muted", null, context.seenAs ? `${names(view.you.seat)}'s hand is empty.` : "Your hand is empty."),
     );
     const flip = actionOptions("manual_flip");
     const lock = actionOptions("lock");
@@ -651,7 +666,7 @@ export function makeBoard(root: HTMLElement, context: BoardContext, settings: Bo
     if (offers.hidden) return;
     replace(
       offers,
-      h("h4", null, "Your secret objective"),
+      h("h4", null, context.seenAs && view.you ? `${names(view.you.seat)}'s secret objective` : "Your secret objective"),
       choices.length
         ? h(
             "div.nf-offer-list",
@@ -666,7 +681,7 @@ export function makeBoard(root: HTMLElement, context: BoardContext, settings: Bo
               );
             }),
           )
-        : h("p.muted", null, view.you?.objective ? `You keep ${view.you.objective.name}.` : "Waiting…"),
+        : h("p.muted", null, view.you?.objective ? `${context.seenAs ? `${names(view.you.seat)} keeps` : "You keep"} ${view.you.objective.name}.` : "Waiting…"),
     );
   }
 
@@ -750,21 +765,39 @@ export function makeBoard(root: HTMLElement, context: BoardContext, settings: Bo
     tally.hidden = !outcome;
     if (!outcome) return;
     const reason = REASONS[outcome.reason] ?? outcome.reason;
+    // "You" only on the player's own board; a replay seen from a seat names it.
+    const player = context.seat !== null && context.seenAs ? names(context.seat) : null;
     if (view.mode === "solo") {
       const won = outcome.details.winner === "human";
+      const who = player ?? (context.seat === null ? names(0) : null);
       replace(
         tally,
-        h("h3", null, won ? "You beat PROTO-ZERO!" : "PROTO-ZERO wins"),
+        h("h3", null, won ? `${who ?? "You"} beat PROTO-ZERO!` : "PROTO-ZERO wins"),
         h("p", null, reason),
-        h("p", { "data-testid": "nf-final-vp" }, `Your VP: ${outcome.scores[0] ?? 0} · AI cards played ${outcome.details.ai_cards_played ?? 0} · Pink tiles left ${outcome.details.pink_left ?? 0}`),
+        h("p", { "data-testid": "nf-final-vp" }, `${who ? `${who}'s` : "Your"} VP: ${outcome.scores[0] ?? 0} · AI cards played ${outcome.details.ai_cards_played ?? 0} · Pink tiles left ${outcome.details.pink_left ?? 0}`),
       );
       return;
     }
     const tallies = [...(outcome.details.tallies ?? [])].sort((a, b) => (outcome.ranks[a.seat] ?? 9) - (outcome.ranks[b.seat] ?? 9));
     const mine = context.seat !== null ? outcome.ranks[context.seat] : undefined;
+    const place = (rank: number) => (rank === 2 ? "2nd" : rank === 3 ? "3rd" : `${rank}th`);
+    const title =
+      mine === undefined
+        ? "Final tally"
+        : player !== null
+          ? mine === 1
+            ? outcome.winners.length > 1 && !view.teams
+              ? `${player} shares the victory`
+              : `${player} wins`
+            : `${player} finishes ${place(mine)}`
+          : mine === 1
+            ? outcome.winners.length > 1 && !view.teams
+              ? "You share the victory!"
+              : "You win!"
+            : `You finish ${place(mine)}`;
     replace(
       tally,
-      h("h3", null, mine === 1 ? (outcome.winners.length > 1 && !view.teams ? "You share the victory!" : "You win!") : mine !== undefined ? `You finish ${mine === 2 ? "2nd" : mine === 3 ? "3rd" : `${mine}th`}` : "Final tally"),
+      h("h3", null, title),
       h("p", null, reason, outcome.tiebreak ? ` Tie broken by ${outcome.tiebreak.replace("_", " ")}.` : ""),
       outcome.details.team_scores ? h("p.nf-team-scores", null, `Team totals: ◆+▲ ${outcome.details.team_scores[0]} · ●+★ ${outcome.details.team_scores[1]}`) : null,
       h(
@@ -828,6 +861,22 @@ export function makeBoard(root: HTMLElement, context: BoardContext, settings: Bo
       element.remove();
     },
   };
+}
+
+/** A padlock, drawn (no emoji font needed), in the text's colour. */
+function padlock(): SVGElement {
+  return svg(
+    "svg",
+    { class: "nf-padlock", viewBox: "0 0 10 12", width: 9, height: 11, "aria-hidden": "true", focusable: "false" },
+    svg("path", { d: "M2.5 5.5V3.6a2.5 2.5 0 0 1 5 0v1.9", fill: "none", stroke: "currentColor", "stroke-width": 1.4 }),
+    svg("rect", { x: 1, y: 5.5, width: 8, height: 6, rx: 1, fill: "currentColor" }),
+  );
+}
+
+/** A badge's words: the whole sentence, and the short form a phone shows (and reads out)
+ *  instead (neon_flip.css shows one of the two). */
+function badge(long: string, short: string): HTMLElement[] {
+  return [h("span.nf-long", null, long), h("span.nf-short", null, short)];
 }
 
 /** The Neon Flip board factory (registered by the shell as `neon_flip`). */

@@ -345,7 +345,11 @@ export function makeBoard(root: HTMLElement, context: BoardContext, timing: Timi
     const winners = winnersOf(outcome);
     const seat = context.seat;
     let title: string;
-    if (seat !== null && winners.includes(seat)) title = winners.length > 1 ? "You share the victory!" : "You win!";
+    // "You" only on the player's own board; a replay seen from a seat names that seat.
+    if (seat !== null && context.seenAs) {
+      const place = winners.includes(seat) ? (winners.length > 1 ? "shares the victory" : "wins") : `finishes ${ordinal(outcome.ranks[seat] ?? view.factions.length)}`;
+      title = `${who(seat)} ${place}`;
+    } else if (seat !== null && winners.includes(seat)) title = winners.length > 1 ? "You share the victory!" : "You win!";
     else if (seat !== null) title = `You finish ${ordinal(outcome.ranks[seat] ?? view.factions.length)}`;
     else title = winners.length > 1 ? `Shared victory: ${winners.map(who).join(" & ")}` : `${who(winners[0] ?? 0)} wins`;
     const reason = outcome.reason === "twelve_hexes" ? `${winners.map(who).join(" & ")} ${REASONS.twelve_hexes}.` : (REASONS[outcome.reason] ?? outcome.reason.replace(/_/g, " "));
