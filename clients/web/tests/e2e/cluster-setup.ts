@@ -27,7 +27,8 @@ const REDIS = process.env.LUMIN_TEST_REDIS ?? "redis://127.0.0.1:6379/0";
 const LIMITS = [
   "--address-rate", "100000", "--address-burst", "100000", "--connect-rate", "1000",
   "--connect-burst", "1000", "--connections-per-address", "10000", "--rooms-per-identity", "1000",
-  "--rooms-per-address", "10000",
+  "--rooms-per-address", "10000", "--http-rate", "100000", "--http-burst", "100000",
+  "--opening-per-address", "10000", "--quick-play-per-address", "10000",
 ];
 
 export interface LuminNode {

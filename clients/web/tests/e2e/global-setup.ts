@@ -57,7 +57,8 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   const limits = [
     "--address-rate", "100000", "--address-burst", "100000", "--connect-rate", "1000",
     "--connect-burst", "1000", "--connections-per-address", "10000", "--rooms-per-identity", "1000",
-    "--rooms-per-address", "10000",
+    "--rooms-per-address", "10000", "--http-rate", "100000", "--http-burst", "100000",
+  "--opening-per-address", "10000", "--quick-play-per-address", "10000",
   ];
   // A fixed test token on the command line (a real server's belongs in LUMIN_ADMIN_TOKEN); one
   // rated game puts a player on a leaderboard (quickplay.spec.ts plays one).
