@@ -14,6 +14,7 @@ const CLOSED: Record<string, string> = {
   abandoned: "The game was stopped: nobody was playing it any more.",
   internal_error: "The room failed on the server and closed.",
   closed_by_operator: "The server's operator closed this room.",
+  gone: "This room is no longer on the server.",
 };
 
 /** Why the room closed, in a sentence. */

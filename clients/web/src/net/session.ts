@@ -567,6 +567,12 @@ export class Session {
   private dispatch(message: ServerMessage): void {
     const ref = "ref" in message ? message.ref : null;
     const pending = ref !== null ? this.answers.get(ref) : undefined;
+    const asked = pending?.message;
+    if (message.type === "error" && message.code === "no_such_room" && asked?.type === "resume" && this.lastSeen.has(asked.room)) {
+      // A room this page held is gone from the server (a restore from an older backup, say):
+      // it ends for the page as a closed room does, in the server's words.
+      this.dispatch({ type: "room_closed", room: asked.room, reason: "gone", message: `This room is no longer on the server: ${message.message}` });
+    }
     if (message.type === "welcome") this.welcomed(message);
     if (message.type === "pong") this.ponged(message.client_time, message.server_time, ref);
     if (message.type === "snapshot" || message.type === "delta") {

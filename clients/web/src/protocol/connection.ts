@@ -160,6 +160,7 @@ export class ClientConnection {
         break;
       case "error":
         if (message.fatal) this.state = "closed";
+        else if (request?.type === "resume" && message.code === "no_such_room") this.forget(request.room);
         else if (request?.type === "resume") this.resyncing.delete(request.room);
         break;
       case "snapshot":

@@ -179,6 +179,30 @@ describe("reconnecting", () => {
     expect(session.view("pub")).toMatchObject({ seq: 8, view: { x: 2 } });
   });
 
+  it("a room the server no longer has after a reconnect ends as a closed room, in its words", async () => {
+    const session = connect();
+    const first = sockets[0]!;
+    first.open();
+    welcome(first);
+    first.serve({ type: "snapshot", room: "gone", epoch: "e1", seq: 4, seat: 0, view: { x: 1 }, legal: [] });
+    const closed: unknown[] = [];
+    const views: unknown[] = [];
+    session.on("msg:room_closed", (message) => closed.push(message));
+    session.on("view", (room, copy) => views.push([room, copy]));
+    first.drop();
+    vi.advanceTimersByTime(700);
+    const second = sockets[1]!;
+    second.open();
+    welcome(second);
+    // A restore from an older backup: the server holds no such room any more.
+    second.serve({ type: "error", ref: second.last("resume").id, code: "no_such_room", message: "There is no live room 'gone'." });
+    expect(closed).toEqual([
+      { type: "room_closed", room: "gone", reason: "gone", message: "This room is no longer on the server: There is no live room 'gone'." },
+    ]);
+    expect(views).toEqual([["gone", null]]);
+    expect(session.view("gone")).toBeNull();
+  });
+
   it("restart lets go of the socket at once: nothing is queued on a connection going away", async () => {
     const session = connect();
     const first = sockets[0]!;
