@@ -50,7 +50,7 @@ from typing import Any
 
 import msgpack
 from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed, InvalidStatus
+from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 from benchmarks._floods import (
     ROOT,
@@ -127,9 +127,9 @@ def seed_store(data: Path, players: int) -> None:
         )
         connection.executemany(
             "INSERT INTO rooms (id, game, options, seats, seed, salt, commitment, private, code,"
-            " host, status, created, started, finished, meta)"
+            " host, status, created, started, finished, meta, kept)"
             " VALUES (?, 'neon_hex', '{}', '[]', ?, ?, ?, 0, NULL, NULL, 'finished',"
-            " ?, ?, ?, '{}')",
+            " ?, ?, ?, '{}', 1)",
             ((f"g{n:08d}", seed, salt, commitment, n, n, n + 1.0) for n in range(players)),
         )
         connection.executemany(
@@ -296,8 +296,8 @@ async def dial_many(url: str, addresses: list[str], count: int, tally: Tally) ->
     async def one(n: int) -> ClientConnection | None:
         try:
             return await dial(url, addresses[n % len(addresses)], f"attacker{n}")
-        except (InvalidStatus, OSError, TimeoutError, ConnectionClosed):
-            tally.add("handshake_refused")
+        except (InvalidHandshake, OSError, TimeoutError, ConnectionClosed):
+            tally.add("handshake_refused")  # refused (429), or closed before an answer
             return None
 
     sockets = await asyncio.gather(*(one(n) for n in range(count)))
@@ -433,7 +433,13 @@ async def attack_main(kind: str, url: str, spread: int, scale: float, extra: lis
         "codes": lambda: attack_codes(url, port, addresses, scale, extra, tally),
     }
     attack = asyncio.create_task(attacks[kind]())
-    await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
+    told = asyncio.ensure_future(
+        asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
+    )
+    await asyncio.wait([attack, told], return_when=asyncio.FIRST_COMPLETED)
+    if attack.done() and attack.exception() is not None:
+        raise attack.exception()  # the orchestrator sees this one end (no "ready")
+    await told
     tally.stop.set()
     with contextlib.suppress(asyncio.TimeoutError):
         await asyncio.wait_for(attack, 10)

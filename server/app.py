@@ -104,6 +104,8 @@ class LuminServer:
         self.opening = Opening(
             settings.opening_per_address, settings.ipv6_prefix,
             parse_networks(settings.trusted_proxies),
+            rate=2 * (settings.http_rate + settings.connect_rate),
+            burst=2 * (settings.http_burst + settings.connect_burst),
         )  # fmt: skip
         self.http = HttpRoutes(settings, self.hub, self.metrics, self.per_address)
         self.admin = AdminApi(
@@ -207,10 +209,11 @@ class LuminServer:
         )
 
     def _opening_refused(self, address: str) -> None:
-        """Count and log a connection closed at once: its address has as many opening as
-        ``--opening-per-address`` allows."""
+        """Count (and log, at debug: a flood's every connection would flood the log too) a
+        connection closed at once: its address has as many opening as
+        ``--opening-per-address`` allows, or opens them past twice its rates."""
         self.metrics.refused_connections.labels("opening_per_address").inc()
-        log.info("handshake_refused", reason="opening_per_address", address=address)
+        log.debug("handshake_refused", reason="opening_per_address", address=address)
 
     async def _listen_metrics(self) -> Server | None:
         """The ``--metrics-listen`` listener: ``/metrics`` alone, plain HTTP, no token."""

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import collections
 import ipaddress
+import math
 from collections.abc import Iterable, Sequence
 
 import attrs
@@ -225,22 +226,37 @@ def client_address(peer: str, forwarded: Sequence[str], proxies: tuple[Network, 
 
 class Opening:
     """Connections of each client address still opening: past their TCP connect and not yet
-    past their HTTP request. At most ``cap`` per address bucket (:func:`address_key`); a
-    trusted proxy's are not counted (the proxy bounds its own, and every player behind it
-    shares its address). A client that sends half a request holds its connection until the
-    server's open timeout, so without this cap one address could hold any number of them."""
+    past their HTTP request. At most ``cap`` per address bucket (:func:`address_key`), and new
+    ones no faster than ``rate`` a second (in bursts of ``burst``): twice what the address may
+    send as HTTP requests and websocket upgrades together, so a client over its limits is still
+    told so (429) for a while, and only a flood past twice them is closed unheard, before any
+    of its requests costs a parse and an answer. A trusted proxy's are not counted (the proxy
+    bounds its own, and every player behind it shares its address). A client that sends half a
+    request holds its connection until the server's open timeout: without the cap, one address
+    could hold any number of them."""
 
-    def __init__(self, cap: int, ipv6_prefix: int, proxies: tuple[Network, ...]) -> None:
+    def __init__(
+        self,
+        cap: int,
+        ipv6_prefix: int,
+        proxies: tuple[Network, ...],
+        rate: float = math.inf,
+        burst: int = 1,
+    ) -> None:
         self.cap, self.ipv6_prefix, self.proxies = cap, ipv6_prefix, proxies
         self.counts: collections.Counter[str] = collections.Counter()
+        self.arrivals = None if math.isinf(rate) else Buckets(rate, burst)
 
-    def enter(self, peer: str) -> str | None:
-        """Count a new connection from ``peer``: its bucket (``""``: not counted), or ``None``
-        when the bucket holds ``cap`` opening connections already (close this one)."""
+    def enter(self, peer: str, now: float) -> str | None:
+        """Count a new connection from ``peer`` at ``now`` (monotonic): its bucket (``""``: not
+        counted), or ``None`` when it is to be closed at once (``cap`` opening already, or
+        connections coming faster than ``rate``)."""
         if _trusted(peer, self.proxies):
             return ""
         key = address_key(peer, self.ipv6_prefix)
         if self.counts[key] >= self.cap:
+            return None
+        if self.arrivals is not None and not self.arrivals.take(key, now):
             return None
         self.counts[key] += 1
         return key

@@ -30,6 +30,9 @@ import structlog
 from server import playerrows as pr
 from server.playerrows import AccountRow, RatingRow, ResultRow, SessionRow
 from server.store import (
+    KEEP_ROOM,
+    KEEPING,
+    RETAINED_UNTIL,
     ROOM_COLUMNS,
     AppendRefused,
     Ban,
@@ -52,7 +55,7 @@ __all__ = ["SCHEMA_VERSION", "Lease", "PostgresStore", "apply_step"]
 log = structlog.get_logger("lumin.store")
 
 #: The newest schema version this code writes (``lumin_schema.version``).
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 
 _VERSION_1 = """
 CREATE TABLE rooms (
@@ -152,6 +155,10 @@ async def _version_7(connection: asyncpg.Connection) -> None:
 #: :data:`server.playerrows.BOUNDED_READS`).
 _VERSION_8 = ";\n".join(pr.schema(postgres=True, text=pr.BOUNDED_READS))
 
+#: Version 9: a room's ``kept`` and retention's index (as SQLite's version 8;
+#: :data:`server.store.KEEPING`).
+_VERSION_9 = KEEPING
+
 #: A migration step: DDL, or work on the migrating connection (inside its transaction).
 Step = str | Callable[[asyncpg.Connection], Awaitable[None]]
 
@@ -165,6 +172,7 @@ _MIGRATIONS: list[Step] = [
     _VERSION_6,
     _version_7,
     _VERSION_8,
+    _VERSION_9,
 ]
 
 
@@ -223,12 +231,8 @@ _CLAIM = (
     " RETURNING epoch"
 )
 
-_ENDED = (
-    "SELECT id FROM rooms"
-    " WHERE status IN ('finished', 'expired', 'abandoned', 'aborted', 'failed')"
-    " AND COALESCE(finished, created) < $1"
-    " AND id NOT IN (SELECT room FROM results WHERE rated)"
-)
+#: The rooms retention forgets (:data:`server.store.RETAINED_UNTIL`), the cutoff as $1.
+_ENDED = RETAINED_UNTIL.replace("?", "$1")
 
 #: One write: run on the batch's connection, inside its transaction.
 _Write = Callable[[asyncpg.Connection], Awaitable[None]]
@@ -594,8 +598,8 @@ class PostgresStore:
         return self._execute(sql + fenced, *values, room, epoch)
 
     def delete_ended_before(self, cutoff: float) -> asyncio.Future[None]:
-        """Forget every finished, expired, abandoned or failed room (and its log) that ended
-        before ``cutoff`` (retention)."""
+        """Forget at most :data:`server.store.RETENTION_BATCH` of the rooms retention forgets
+        (:data:`server.store.RETAINED_UNTIL`), and their leases, logs and results."""
 
         async def write(connection: asyncpg.Connection) -> None:
             await connection.execute(f"DELETE FROM leases WHERE room IN ({_ENDED})", cutoff)
@@ -725,7 +729,10 @@ class PostgresStore:
         return self._many(pr.UPSERT_RATING, [attrs.astuple(row) for row in rows])
 
     def add_results(self, rows: Sequence[ResultRow]) -> asyncio.Future[None]:
-        """Keep a finished game's results (a room's are kept once)."""
+        """Keep a finished game's results (a room's are kept once); a room with a rated one
+        is kept for good (``kept``)."""
+        for room in sorted({row.room for row in rows if row.rated}):
+            self._execute(pr.numbered(KEEP_ROOM), room)
         return self._many(pr.INSERT_RESULT, [pr.result_values(row) for row in rows])
 
     def ban(self, kind: str, value: str, reason: str, at: float) -> asyncio.Future[None]:

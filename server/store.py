@@ -52,6 +52,11 @@ from server.threads import yielding_pool
 __all__ = [
     "BAN_KINDS",
     "DURABILITY_MODES",
+    "ENDED",
+    "KEEPING",
+    "KEEP_ROOM",
+    "RETAINED_UNTIL",
+    "RETENTION_BATCH",
     "ROOM_COLUMNS",
     "SCHEMA_VERSION",
     "AppendRefused",
@@ -81,8 +86,8 @@ DURABILITY_MODES = ("process", "fsync")
 #: accounts, sessions, ratings, results and a high score's player id
 #: (:mod:`server.playerrows`); version 5 a session's fixed end and the server's secrets;
 #: version 6 claimed names folded by their confusable skeletons; version 7 the indexes that
-#: bound players' reads over HTTP.
-SCHEMA_VERSION = 7
+#: bound players' reads over HTTP; version 8 a room's ``kept`` and retention's index.
+SCHEMA_VERSION = 8
 
 #: What a ban names: a person (their identity's user id) or a client address.
 BAN_KINDS = ("identity", "address")
@@ -810,17 +815,11 @@ class EventStore:
         return self._submit(f"UPDATE rooms SET {assignments} WHERE id = ?", (*values, room))
 
     def delete_ended_before(self, cutoff: float) -> asyncio.Future[None]:
-        """Forget every finished, expired, abandoned, aborted or failed room (and its log)
-        that ended before ``cutoff`` (retention), in SQL, without reading the rooms."""
-        ended = (
-            "SELECT id FROM rooms"
-            " WHERE status IN ('finished', 'expired', 'abandoned', 'aborted', 'failed')"
-            " AND COALESCE(finished, created) < ?"
-            f" AND id NOT IN ({_RATED_ROOMS})"
-        )
-        self._submit(f"DELETE FROM results WHERE room IN ({ended})", (cutoff,))
-        self._submit(f"DELETE FROM runs WHERE room IN ({ended})", (cutoff,))
-        return self._submit(f"DELETE FROM rooms WHERE id IN ({ended})", (cutoff,))
+        """Forget at most :data:`RETENTION_BATCH` of the rooms retention forgets (see
+        :data:`RETAINED_UNTIL`), and their logs and results, in SQL, without reading them."""
+        self._submit(f"DELETE FROM results WHERE room IN ({RETAINED_UNTIL})", (cutoff, cutoff))
+        self._submit(f"DELETE FROM runs WHERE room IN ({RETAINED_UNTIL})", (cutoff, cutoff))
+        return self._submit(f"DELETE FROM rooms WHERE id IN ({RETAINED_UNTIL})", (cutoff, cutoff))
 
     def save_identity(self, token_hash: str, name: str, created: float) -> asyncio.Future[None]:
         """Remember a guest identity by the hash of its secret token, last seen when created."""
@@ -920,7 +919,10 @@ class EventStore:
         return self._submit(pr.UPSERT_RATING, [attrs.astuple(row) for row in rows])
 
     def add_results(self, rows: Sequence[ResultRow]) -> asyncio.Future[None]:
-        """Keep a finished game's results (a room's are kept once)."""
+        """Keep a finished game's results (a room's are kept once); a room with a rated one
+        is kept for good (``kept``)."""
+        for room in sorted({row.room for row in rows if row.rated}):
+            self._submit(KEEP_ROOM, (room,))
         return self._submit(pr.INSERT_RESULT, [pr.result_values(row) for row in rows])
 
     def ban(self, kind: str, value: str, reason: str, at: float) -> asyncio.Future[None]:
@@ -964,7 +966,7 @@ class EventStore:
 
     def rooms(self, statuses: Sequence[str] | None = None) -> list[RoomRow]:
         """Stored rooms, oldest first, optionally only those with the given statuses."""
-        sql = "SELECT * FROM rooms"
+        sql = f"SELECT {_ROOM_SELECT} FROM rooms"
         params: tuple[Any, ...] = ()
         if statuses:
             sql += f" WHERE status IN ({', '.join('?' for _ in statuses)})"
@@ -977,7 +979,8 @@ class EventStore:
         from position ``offset`` of that order."""
         sql, params = _finished_query(game)
         rows = self._db.execute(
-            f"SELECT * {sql} ORDER BY finished DESC, id LIMIT ? OFFSET ?", (*params, limit, offset)
+            f"SELECT {_ROOM_SELECT} {sql} ORDER BY finished DESC, id LIMIT ? OFFSET ?",
+            (*params, limit, offset),
         )
         return [room_row(row) for row in rows.fetchall()]
 
@@ -988,7 +991,7 @@ class EventStore:
 
     def room(self, room: str) -> RoomRow | None:
         """One stored room, or ``None``."""
-        row = self._db.execute("SELECT * FROM rooms WHERE id = ?", (room,)).fetchone()
+        row = self._db.execute(f"SELECT {_ROOM_SELECT} FROM rooms WHERE id = ?", (room,)).fetchone()
         return None if row is None else room_row(row)
 
     def records(self, room: str, after: int = -1) -> Iterator[Record]:
@@ -1042,6 +1045,34 @@ def _settle(future: asyncio.Future[None], error: BaseException | None) -> None:
         future.set_exception(error)
 
 
+#: Rated games' rooms: retention keeps them, so every rating can be recomputed from the logs.
+_RATED_ROOMS = "SELECT room FROM results WHERE rated"
+#: The statuses of a room that has ended: retention forgets them once old, but rated games.
+ENDED = ("finished", "expired", "abandoned", "aborted", "failed")
+#: Rooms one pass of retention forgets at most (each sweep goes on where the last stopped), so
+#: however many are due, a sweep's delete is a bounded piece of work on the event loop (a
+#: hundred rooms with their logs: about 20 ms of SQLite; 12,000 rooms an hour at a sweep every
+#: 30 s).
+RETENTION_BATCH = 100
+#: Version 8 of both stores: a room's ``kept`` (a rated game, kept for good), set for those
+#: with a rated result, and an index of the rooms retention may forget, by status and end.
+KEEPING = f"""
+ALTER TABLE rooms ADD COLUMN kept BOOLEAN NOT NULL DEFAULT FALSE;
+UPDATE rooms SET kept = TRUE WHERE id IN ({_RATED_ROOMS});
+CREATE INDEX rooms_retention ON rooms (status, finished) WHERE NOT kept
+"""
+#: The rooms retention forgets (parameters: the cutoff, twice): ended, not kept, ended before
+#: the cutoff (a room that never finished counts from when it was made), the first
+#: :data:`RETENTION_BATCH` by id. The ``rooms_retention`` index holds only rooms not kept.
+RETAINED_UNTIL = (
+    f"SELECT id FROM rooms WHERE NOT kept AND status IN {ENDED!r}"
+    " AND (finished < ? OR (finished IS NULL AND created < ?))"
+    f" ORDER BY id LIMIT {RETENTION_BATCH}"
+)
+#: A rated game's room is kept for good.
+KEEP_ROOM = "UPDATE rooms SET kept = TRUE WHERE id = ?"
+_SQLITE_FALSE = "INTEGER NOT NULL DEFAULT 0"
+
 #: A room row's columns, in the order every store writes and reads them.
 ROOM_COLUMNS = (
     "id", "game", "options", "seats", "seed", "salt", "commitment", "private", "code", "host",
@@ -1050,6 +1081,7 @@ ROOM_COLUMNS = (
 
 #: The columns of a room :meth:`Store.update_room` may change; the JSON ones are kept as text.
 _UPDATABLE = {"seats", "status", "started", "finished", "meta", "options", "host"}
+_ROOM_SELECT = ", ".join(ROOM_COLUMNS)
 _JSON = {"options", "seats", "meta"}
 
 
@@ -1202,8 +1234,14 @@ def _version_7(connection: sqlite3.Connection) -> None:
         connection.execute(statement)
 
 
-#: Rated games' rooms: retention keeps them, so every rating can be recomputed from the logs.
-_RATED_ROOMS = "SELECT room FROM results WHERE rated"
+def _version_8(connection: sqlite3.Connection) -> None:
+    """Version 7 to 8: a room's ``kept`` (a rated game's: retention never forgets it), set
+    for the rooms with a rated result, and the index retention's sweep reads
+    (:data:`KEEPING`)."""
+    for statement in KEEPING.split(";"):
+        if statement.strip():
+            connection.execute(statement.replace("BOOLEAN NOT NULL DEFAULT FALSE", _SQLITE_FALSE))
+
 
 #: The step from each version to the next: ``_MIGRATIONS[v]`` turns version ``v`` into
 #: ``v + 1``, inside the transaction :meth:`EventStore._upgrade` opens.
@@ -1215,6 +1253,7 @@ _MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _version_5,
     _version_6,
     _version_7,
+    _version_8,
 ]
 
 

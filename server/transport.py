@@ -27,6 +27,7 @@ import asyncio
 import collections
 import functools
 import socket
+import time
 import weakref
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
@@ -137,7 +138,7 @@ class ClientSocket(ServerConnection):
         if self.opening is not None:
             peer = transport.get_extra_info("peername")
             address = str(peer[0]) if peer else ""
-            self._opening = self.opening.enter(address)
+            self._opening = self.opening.enter(address, time.monotonic())
             if self._opening is None:  # too many opening from there: not even a request read
                 if self.on_refused is not None:
                     self.on_refused(address)

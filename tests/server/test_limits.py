@@ -418,3 +418,39 @@ async def test_half_sent_requests_are_capped_per_address_before_any_handshake(
         for _, writer in streams:
             writer.close()
         await lumin.stop()
+
+
+async def test_connections_past_twice_the_addresss_rates_are_closed_unheard(
+    tmp_path: Path,
+) -> None:
+    from server.app import LuminServer
+
+    # HTTP in bursts of 2, upgrades in bursts of 2, both refilling too slowly to count here:
+    # connections may come in bursts of 2 x (2 + 2) = 8; past that they are closed before their
+    # request is read
+    settings = Settings(
+        port=0, data=tmp_path / "data", http_rate=0.001, http_burst=2, connect_rate=0.001,
+        connect_burst=2,
+    )  # fmt: skip
+    lumin = LuminServer(settings)
+    await lumin.start()
+    request = f"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:{lumin.port}\r\n\r\n".encode()
+
+    async def ask() -> bytes:
+        reader, writer = await asyncio.open_connection("127.0.0.1", lumin.port)
+        try:
+            writer.write(request)
+            return await asyncio.wait_for(reader.read(), 5)
+        except ConnectionResetError:
+            return b""
+        finally:
+            writer.close()
+
+    try:
+        answers = [await ask() for _ in range(10)]
+        statuses = [answer[:12] for answer in answers]
+        assert statuses[:2] == [b"HTTP/1.1 200"] * 2, "the HTTP burst"
+        assert statuses[2:8] == [b"HTTP/1.1 429"] * 6, "over the HTTP limit: told so"
+        assert statuses[8:] == [b"", b""], "past twice the rates: closed unheard"
+    finally:
+        await lumin.stop()

@@ -440,3 +440,20 @@ async def test_the_contracts_reads_run_off_the_event_loops_thread(tmp_path: Path
         assert (await store.get_room("nope")) is None  # the plain reads go the same way
     finally:
         store.close()
+
+
+def test_retentions_sweep_reads_only_rooms_it_may_forget(tmp_path: Path) -> None:
+    # Every sweep runs this on the event loop: it walks the index of rooms not kept, never
+    # the rooms of rated games kept for good (a table that only grows).
+    store = EventStore(tmp_path / "lumin.sqlite3")
+    try:
+        plan = [
+            row[3]
+            for row in store._reader.execute(
+                f"EXPLAIN QUERY PLAN {store_module.RETAINED_UNTIL}", (10.0, 10.0)
+            )
+        ]
+        assert any("rooms_retention" in step for step in plan), plan
+        assert not [step for step in plan if step.startswith("SCAN rooms") and "INDEX" not in step]
+    finally:
+        store.close()

@@ -537,3 +537,21 @@ async def test_rated_rooms_are_listed_in_pages_public_ones_unless_everyone(store
     assert first == [("r0", 10.0), ("r1", 10.0)]
     rest = await store.get_rated_rooms(10, (first[-1][1], first[-1][0]))
     assert [room for room, _ in rest] == ["r2", "r4", "r6"]
+
+
+async def test_retention_forgets_a_bounded_batch_at_a_time_and_never_a_rated_game(
+    store: Store,
+) -> None:
+    from server.store import RETENTION_BATCH
+
+    count = RETENTION_BATCH + 20
+    for n in range(count):
+        await store.create_room(row(f"old{n:04d}", "finished", finished=1.0))
+    await store.create_room(row("rated", "finished", finished=1.0))
+    await store.add_results(
+        [ResultRow("rated", 0, "u1", "Ada", "neon_hex", "2p", 1, False, 1.0, True, 0.0, 1.0)]
+    )
+    await store.delete_ended_before(10.0)
+    assert await store.get_finished_count() == count + 1 - RETENTION_BATCH, "one batch a sweep"
+    await store.delete_ended_before(10.0)
+    assert [r.id for r in await store.get_finished(10)] == ["rated"], "the next sweep goes on"
