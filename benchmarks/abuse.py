@@ -397,25 +397,30 @@ async def attack_codes(
     url: str, port: int, addresses: list[str], scale: float, rooms: list[str], tally: Tally
 ) -> None:
     """300 wrong codes for private rooms, again and again: half as ``GET /rooms/ID/log?code=``
-    (a finished game's log), half as ``watch_room`` (a waiting room), each address as fast as
-    it is answered."""
+    (a finished game's log), half as ``watch_room`` (a waiting room). From one address as
+    fast as it is answered; from many, each within its limits (8 HTTP requests a second, and
+    the wrong codes an address may send: a burst, then one every few seconds)."""
+    from server.codes import ADDRESS_BURST, ADDRESS_EVERY
+
     finished, live = rooms
     count = round(150 * scale)
     paths = [f"/rooms/{finished}/log?code={secrets.token_hex(3).upper()}" for _ in range(count)]
     sockets = await dial_many(url, addresses, len(addresses), tally)
+    flat_out = len(addresses) == 1
 
     async def guess(socket: ClientConnection) -> None:
         ref = 10
         with contextlib.suppress(ConnectionClosed):
             while not tally.stop.is_set():
-                for _ in range(max(1, count // len(sockets))):
-                    ref += 1
-                    code = secrets.token_hex(3).upper()
-                    tally.of(await ask(socket, ref, type="watch_room", room=live, code=code))
+                ref += 1
+                code = secrets.token_hex(3).upper()
+                tally.of(await ask(socket, ref, type="watch_room", room=live, code=code))
+                if not flat_out and ref - 10 >= ADDRESS_BURST:
+                    await asyncio.sleep(ADDRESS_EVERY)
 
     ready()
     await asyncio.gather(
-        asyncio.to_thread(http_attack, port, paths, addresses, 0.0, tally),
+        asyncio.to_thread(http_attack, port, paths, addresses, 0.0 if flat_out else 8.0, tally),
         *(guess(socket) for socket in sockets),
     )
 

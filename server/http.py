@@ -7,7 +7,9 @@ ratings and history (:mod:`server.leaderboards`), finished games' logs
 Query strings are parsed with the standard library (:func:`urllib.parse.parse_qs`). Each
 answer is built from memory or from a few bounded store reads (a page, an index, a ``LIMIT``),
 which run off the event loop (the store's reads are coroutines; SQLite's run on reader
-threads); a game's log is encoded on a worker thread. Every request but the websocket upgrade
+threads); a game's log is encoded on a worker thread; a players' page (a leaderboard, a
+history...) is answered from memory for :data:`PAGE_SECONDS` once made, so a crowd asking for
+one board costs one read and one encoding. Every request but the websocket upgrade
 draws on its client address's HTTP bucket (``--http-rate``, ``--http-burst``): past it, 429
 with ``Retry-After``, before any work is done.
 """
@@ -20,6 +22,7 @@ import json
 import math
 import time
 import urllib.parse
+from collections.abc import Hashable
 from http import HTTPStatus
 
 import structlog
@@ -46,6 +49,9 @@ log = structlog.get_logger("lumin.http")
 
 #: Seconds ``/readyz`` waits for the store's write before it says "not ready".
 READY_TIMEOUT = 2.0
+#: Seconds a players' page (a leaderboard, a history...) is answered from memory, and how
+#: many such answers are kept: a crowd asking for one board costs one read and one encoding.
+PAGE_SECONDS, PAGES = 2.0, 512
 #: Headers a request may carry once: two of them would let a proxy and Lumin read different
 #: hosts, origins or credentials (a 400 answers a request naming one twice).
 SINGLE_HEADERS = ("Host", "Origin", "Authorization")
@@ -75,6 +81,8 @@ class HttpRoutes:
         self.admin: AdminApi | None = None
         #: Each client address's HTTP requests (every request but the websocket upgrade).
         self.requests = Buckets(settings.http_rate, settings.http_burst)
+        #: Players' pages answered lately (many ask for the same board at once).
+        self.pages = Recent(PAGE_SECONDS, PAGES)
 
     def origin_allowed(self, origin: str | None, host: str | None) -> bool:
         """Whether a websocket request's Origin may connect: one of the configured origins, or,
@@ -155,7 +163,8 @@ class HttpRoutes:
             return refusal
         answered = await self._get(path, request, address, params)
         if request.method == "HEAD":  # the GET's status and headers, without its body
-            answered = Response(answered.status_code, answered.reason_phrase, answered.headers, b"")
+            headers = Headers(answered.headers.raw_items())
+            answered = Response(answered.status_code, answered.reason_phrase, headers, b"")
         return answered
 
     async def _get(
@@ -178,12 +187,16 @@ class HttpRoutes:
             scores = {"high_scores": await self.hub.store.get_high_scores(player, 10, player_id)}
             return response(HTTPStatus.OK, json.dumps(scores).encode(), "application/json")
         if path in PLAYER_ROUTES:
-            asker = Asker(
-                self.settings.leaderboard_games,
-                admin=has_admin_token(request.headers, self.settings.admin_token),
-            )
-            status, body = await answer(PLAYER_ROUTES[path], self.hub.store, params, asker)
-            return response(status, json.dumps(body).encode(), "application/json")
+            admin = has_admin_token(request.headers, self.settings.admin_token)
+            key = (path, tuple(sorted(params.items())), admin)
+            page = self.pages.get(key, now=time.monotonic())
+            if page is None:
+                asker = Asker(self.settings.leaderboard_games, admin=admin)
+                status, body = await answer(PLAYER_ROUTES[path], self.hub.store, params, asker)
+                page = (status, json.dumps(body).encode())
+                self.pages.put(key, page, now=time.monotonic())
+            # a Response of its own each time: websockets adds its Server header to each
+            return response(*page, "application/json")
         if path.startswith("/rooms/") and path.endswith("/log"):
             return await self._log(path.split("/")[2], request, address, params.get("code"))
         return self.static.answer(path, request.headers)
@@ -295,6 +308,32 @@ def _parameters(target: str) -> dict[str, str] | None:
 def _shown(key: str) -> str:
     """A per-address bucket as a refusal names it: an address, or ``the network N``."""
     return f"the network {key}" if "/" in key else key
+
+
+#: A page as answered: its HTTP status and JSON body.
+Page = tuple[HTTPStatus, bytes]
+
+
+class Recent:
+    """Pages kept ``seconds`` by key, at most ``size`` of them (the oldest go first)."""
+
+    def __init__(self, seconds: float, size: int) -> None:
+        self.seconds, self.size = seconds, size
+        self._kept: collections.OrderedDict[Hashable, tuple[float, Page]] = (
+            collections.OrderedDict()
+        )
+
+    def get(self, key: Hashable, now: float) -> Page | None:
+        kept = self._kept.get(key)
+        if kept is None or now - kept[0] > self.seconds:
+            return None
+        return kept[1]
+
+    def put(self, key: Hashable, answer: Page, now: float) -> None:
+        self._kept[key] = (now, answer)
+        self._kept.move_to_end(key)
+        while len(self._kept) > self.size:
+            self._kept.popitem(last=False)
 
 
 def metrics_response(metrics: Metrics) -> Response:

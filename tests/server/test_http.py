@@ -304,3 +304,25 @@ async def test_a_failure_answering_is_a_500_sentence_and_a_log_line(
     assert (status, kind) == (HTTPStatus.INTERNAL_SERVER_ERROR, "text/plain")
     assert body == b"The server failed to answer this request.\n"
     assert [line["event"] for line in logged] == ["http_failed"]
+
+
+async def test_a_players_page_asked_again_at_once_is_answered_from_memory(
+    routes: HttpRoutes, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    reads: list[object] = []
+    board = routes.hub.store.get_leaderboard
+
+    async def counted(*args: Any) -> Any:
+        reads.append(args)
+        return await board(*args)
+
+    monkeypatch.setattr(routes.hub.store, "get_leaderboard", counted)
+    answers = [
+        await ask(routes, Request("/leaderboard?game=neon_hex", Headers())) for _ in range(5)
+    ]
+    assert len(reads) == 1, "one read for five asks"
+    assert {a.body for a in answers} == {answers[0].body}
+    assert [a.headers.get_all("Server") for a in answers] == [[]] * 5, "each answer its own"
+    routes.pages = type(routes.pages)(0.0, 1)  # nothing kept: every ask reads
+    await ask(routes, Request("/leaderboard?game=neon_hex", Headers()))
+    assert len(reads) == 2
