@@ -13,7 +13,10 @@ reproducible from the seed and the log alone; the outcome itself is recorded in 
 ``evolve`` never draws. Replay is a fold (:func:`replay`).
 
 Commands and events are frozen attrs classes with a ``TYPE`` tag; :func:`to_wire` and
-:func:`from_wire` turn them into plain maps for msgpack and back.
+:func:`from_wire` turn them into plain maps for msgpack and back. A command may carry fields
+only the server sets (:func:`server_field`, such as the lag credit of a Flash 8 claim): a
+client's map can never set them, the server adds them (:func:`server_set`) before deciding,
+and the log keeps them so a replay decides exactly what the room decided.
 """
 
 from __future__ import annotations
@@ -50,6 +53,9 @@ __all__ = [
     "outcome_to_wire",
     "replace",
     "replay",
+    "server_field",
+    "server_fields",
+    "server_set",
     "to_wire",
     "validate_options",
     "validate_seat_choices",
@@ -469,21 +475,69 @@ _strict(float, (int, float))
 _strict(bool, (bool,))
 
 
+_T = TypeVar("_T", Command, Event)
+_C = TypeVar("_C", bound=Command)
+
+#: The attrs metadata key marking a command field only the server sets (:func:`server_field`).
+SERVER_SET = "lumin.server_set"
+
+
+def server_field(default: Any) -> Any:
+    """Declare a command field only the server sets (a lag credit...), with its ``default``.
+
+    :func:`from_wire` refuses a map that carries it unless the map is trusted (the room's own
+    log); :func:`to_wire` leaves it out while it holds its default, so a command a client
+    builds from the engine's classes never carries it.
+    """
+    return attrs.field(default=default, metadata={SERVER_SET: True})
+
+
+@functools.lru_cache(maxsize=256)
+def _server_defaults(cls: type[Any]) -> tuple[tuple[str, Any], ...]:
+    """``cls``'s server-set fields with their defaults, in declaration order."""
+    return tuple(
+        (field.name, field.default)
+        for field in attrs.fields(cls)
+        if field.metadata.get(SERVER_SET, False)
+    )
+
+
+def server_fields(cls: type[Command]) -> frozenset[str]:
+    """The names of ``cls``'s fields only the server sets (empty for most commands)."""
+    return frozenset(name for name, _ in _server_defaults(cls))
+
+
+def server_set(command: _C, **values: Any) -> _C:
+    """``command`` with server-set fields filled in (the server's own measures, before it
+    decides the command). Raises :class:`TypeError` for a name that is not such a field: a
+    client's fields are never changed this way."""
+    allowed = server_fields(type(command))
+    wrong = sorted(set(values) - allowed)
+    if wrong:
+        raise TypeError(f"{type(command).__name__} has no server-set field {wrong[0]!r}")
+    return attrs.evolve(command, **values)
+
+
 def to_wire(item: Command | Event) -> dict[str, Any]:
-    """A command or event as a plain map: ``{"type": TYPE, field: value, ...}``."""
+    """A command or event as a plain map: ``{"type": TYPE, field: value, ...}``; a server-set
+    field is left out while it holds its default."""
     data = _converter.unstructure(item)
     assert isinstance(data, dict)
+    for name, default in _server_defaults(type(item)):
+        if data.get(name) == default:
+            del data[name]
     return {"type": item.TYPE, **data}
 
 
-_T = TypeVar("_T", Command, Event)
-
-
-def from_wire(classes: Iterable[type[_T]], data: Mapping[str, Any]) -> _T:
+def from_wire(
+    classes: Iterable[type[_T]], data: Mapping[str, Any], *, trusted: bool = False
+) -> _T:
     """The command or event whose ``TYPE`` is ``data["type"]``, among ``classes``.
 
     Raises :class:`Rejected` (``bad_command``) when the type is unknown or the fields do not
-    fit, so a malformed message from a client is answered like any refused command.
+    fit, so a malformed message from a client is answered like any refused command. A map
+    naming a server-set field (:func:`server_field`) is refused too unless ``trusted``: only
+    the room's own log, which recorded what the server set, is decoded trusted.
     """
     if not isinstance(data, Mapping):
         raise Rejected("bad_command", "A command is a map with a 'type' field.")
@@ -496,6 +550,13 @@ def from_wire(classes: Iterable[type[_T]], data: Mapping[str, Any]) -> _T:
     unknown = fields.keys() - names
     if unknown:
         raise Rejected("bad_command", f"{kind!r} has no field {sorted(map(str, unknown))[0]!r}.")
+    if not trusted:
+        forbidden = fields.keys() & server_fields(cls)
+        if forbidden:
+            raise Rejected(
+                "bad_command",
+                f"{kind!r} field {sorted(forbidden)[0]!r} is set by the server, never sent.",
+            )
     try:
         item: _T = structure(fields, cls)
     except Exception as error:  # cattrs wraps field errors in exception groups

@@ -12,7 +12,17 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.core import chance, replace
+from engine.core import (
+    Command,
+    Rejected,
+    chance,
+    from_wire,
+    replace,
+    server_field,
+    server_fields,
+    server_set,
+    to_wire,
+)
 
 
 def documented(seed: bytes, label: int | str) -> random.Random:
@@ -69,3 +79,25 @@ def test_replace_is_evolve_and_leaves_the_original_alone() -> None:
         new.a = 5  # type: ignore[misc]
     with pytest.raises(TypeError, match="no field 'c'"):
         replace(old, c=1)
+
+
+@attrs.frozen
+class _Claim(Command):
+    TYPE = "claim"
+    target: int
+    credit: float = server_field(0.0)
+
+
+def test_a_server_set_field_is_refused_from_a_client_and_kept_by_the_log() -> None:
+    assert server_fields(_Claim) == {"credit"}
+    # a client's command never names it: to_wire leaves it out at its default
+    assert to_wire(_Claim(3)) == {"type": "claim", "target": 3}
+    with pytest.raises(Rejected) as refused:
+        from_wire([_Claim], {"type": "claim", "target": 3, "credit": 0.25})
+    assert refused.value.code == "bad_command" and "credit" in refused.value.message
+    # the server sets it; the log keeps it and decodes it trusted, so a replay is exact
+    credited = server_set(_Claim(3), credit=0.25)
+    assert credited == _Claim(3, 0.25)
+    assert from_wire([_Claim], to_wire(credited), trusted=True) == credited
+    with pytest.raises(TypeError):
+        server_set(_Claim(3), target=4)  # a client's own field is never changed this way
