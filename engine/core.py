@@ -492,14 +492,19 @@ def server_field(default: Any) -> Any:
     return attrs.field(default=default, metadata={SERVER_SET: True})
 
 
-@functools.lru_cache(maxsize=256)
+_SERVER_DEFAULTS: dict[type, tuple[tuple[str, Any], ...]] = {}
+
+
 def _server_defaults(cls: type[Any]) -> tuple[tuple[str, Any], ...]:
-    """``cls``'s server-set fields with their defaults, in declaration order."""
-    return tuple(
-        (field.name, field.default)
-        for field in attrs.fields(cls)
-        if field.metadata.get(SERVER_SET, False)
-    )
+    """``cls``'s server-set fields with their defaults, in declaration order (found once)."""
+    found = _SERVER_DEFAULTS.get(cls)
+    if found is None:
+        found = _SERVER_DEFAULTS[cls] = tuple(
+            (field.name, field.default)
+            for field in attrs.fields(cls)
+            if field.metadata.get(SERVER_SET, False)
+        )
+    return found
 
 
 def server_fields(cls: type[Command]) -> frozenset[str]:
@@ -529,9 +534,7 @@ def to_wire(item: Command | Event) -> dict[str, Any]:
     return {"type": item.TYPE, **data}
 
 
-def from_wire(
-    classes: Iterable[type[_T]], data: Mapping[str, Any], *, trusted: bool = False
-) -> _T:
+def from_wire(classes: Iterable[type[_T]], data: Mapping[str, Any], *, trusted: bool = False) -> _T:
     """The command or event whose ``TYPE`` is ``data["type"]``, among ``classes``.
 
     Raises :class:`Rejected` (``bad_command``) when the type is unknown or the fields do not

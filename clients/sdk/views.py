@@ -20,6 +20,7 @@ from typing import Any, NotRequired, TypedDict
 
 __all__ = [
     "VIEWS",
+    "Flash8Held",
     "Flash8Seat",
     "Flash8View",
     "FlipOverFrogView",
@@ -170,6 +171,17 @@ class Flash8Seat(TypedDict):
     late: NotRequired[int]
 
 
+class Flash8Held(TypedDict):
+    """One of the viewer's own FLASHes held while a rival's could still be earlier (race,
+    decisions 17): only the claimant's view has ``held``, until the card is awarded."""
+
+    stack: int
+    card: str
+    at: float
+    effective: float
+    until: float
+
+
 class Flash8View(TypedDict):
     """Flash 8 (docs/rules/flash8.md), race or solo (``mode``). Race views have ``stacks``
     and ``takes``; solo views ``grid``, ``lines``, ``token``, ``reserve``, ``claims``,
@@ -197,6 +209,7 @@ class Flash8View(TypedDict):
     claims: NotRequired[list[Any]]
     score: NotRequired[float]
     rank: NotRequired[Any]
+    held: NotRequired[list[Flash8Held]]
     outcome: NotRequired[Outcome]
 
 

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import attrs
 
-from engine.core import Command, Event
+from engine.core import Command, Event, server_field
 
 __all__ = [
     "COMMANDS",
     "EVENTS",
     "CardTaken",
+    "ClaimHeld",
     "ClaimLate",
     "ClaimLine",
     "ClaimMissed",
@@ -22,11 +23,13 @@ __all__ = [
     "Flash",
     "Hint",
     "HintGiven",
+    "LimitReached",
     "LineClaimed",
     "LockoutEnded",
     "Slid",
     "Slide",
     "Started",
+    "TieSettled",
 ]
 
 
@@ -45,10 +48,17 @@ class Slide(Command):
 @attrs.frozen
 class Flash(Command):
     """Call FLASH: claim the top card of ``stack``, or of the first stack that matches when
-    ``stack`` is ``None`` (race mode, decisions 7)."""
+    ``stack`` is ``None`` (race mode, decisions 7).
+
+    Two fields only the server sets (decisions 17; a client's ``flash`` naming them is refused):
+    ``credit``, the lag in seconds the server credits this claim from its own measure of the
+    claimant's round trip, and ``rival_credit``, the largest credit it could still give any
+    rival while the claim is held. Both are 0 where nobody lags (in-process games)."""
 
     TYPE = "flash"
     stack: int | None = None
+    credit: float = server_field(0.0)
+    rival_credit: float = server_field(0.0)
 
 
 @attrs.frozen
@@ -149,8 +159,11 @@ class ClaimMissed(Event):
 
 @attrs.frozen
 class ClaimLate(Event):
-    """``seat`` claimed ``card`` ``behind`` seconds after seat ``by`` took it: the claim gets
-    nothing and costs no lockout (decisions 7, the half-second grace)."""
+    """``seat`` claimed ``card`` ``behind`` seconds after seat ``by`` took it, both times
+    effective (received less the credited lag): the claim gets nothing and costs no lockout
+    (decisions 7, the half-second grace; decisions 17). ``behind`` is negative for a claim that
+    lost a tie to the room's chance, or that came from a rival too far from the card to be
+    waited for."""
 
     TYPE = "claim_late"
     seat: int
@@ -158,6 +171,39 @@ class ClaimLate(Event):
     card: str
     by: int
     behind: float
+
+
+@attrs.frozen
+class ClaimHeld(Event):
+    """``seat``'s matching claim on ``card`` (the top of ``stack``) is held until ``until``,
+    while a rival could still show an earlier ``effective`` time (``at`` less the claim's
+    ``credit``; decisions 17). ``took``, ``slides`` and ``optimal`` are the records the take
+    will carry if the claim wins. Only the claimant's view shows it."""
+
+    TYPE = "claim_held"
+    seat: int
+    at: float
+    stack: int
+    card: str
+    credit: float
+    effective: float
+    until: float
+    took: float
+    slides: int
+    optimal: int
+
+
+@attrs.frozen
+class TieSettled(Event):
+    """The held claims of ``seats`` on ``card`` had effective times less than 0.02 s apart;
+    the room's chance gave it to ``winner`` (decisions 17)."""
+
+    TYPE = "tie_settled"
+    at: float
+    stack: int
+    card: str
+    seats: tuple[int, ...]
+    winner: int
 
 
 @attrs.frozen
@@ -184,6 +230,16 @@ class HintGiven(Event):
 
 
 @attrs.frozen
+class LimitReached(Event):
+    """The race's time limit passed where claims are lag-credited: until ``credit_cap``
+    seconds later a claim whose effective time is before the limit still counts, and nothing
+    is offered (decisions 8, 17)."""
+
+    TYPE = "limit_reached"
+    at: float
+
+
+@attrs.frozen
 class Ended(Event):
     """The game ended: ``stacks_empty`` or ``time_up`` (race); ``time_up``, ``reserve_empty``
     or ``dead_end`` (solo)."""
@@ -205,4 +261,7 @@ EVENTS: tuple[type[Event], ...] = (
     LockoutEnded,
     HintGiven,
     Ended,
+    ClaimHeld,
+    TieSettled,
+    LimitReached,
 )

@@ -75,6 +75,16 @@ class Flash8:
             "every racer starts from one arrangement turned to their seat (decisions 6)",
             when=(("mode", ("race",)),),
         ),
+        OptionSpec(
+            "credit_cap",
+            "float",
+            0.25,
+            "the most lag in seconds a claim is credited, 0 for none: the first claim"
+            " received wins (decisions 17)",
+            minimum=0.0,
+            maximum=0.5,
+            when=(("mode", ("race",)),),
+        ),
         OptionSpec("hints", "bool", False, "allow the hint command (the solver's next slide)"),
         OptionSpec(
             "solo_seconds",
@@ -123,7 +133,7 @@ class Flash8:
         """The events a command causes; a wrong claim is accepted with a lockout (decisions 7)."""
         if isinstance(state, SoloState):
             return solo.decide(state, seat, command, now)
-        return race.decide(state, seat, command, now)
+        return race.decide(state, seat, command, now, rng)
 
     def evolve(self, state: State, event: Event) -> State:
         """Apply one event (pure)."""
@@ -179,7 +189,7 @@ class Flash8:
         """The events due at ``now``."""
         if isinstance(state, SoloState):
             return solo.tick(state, now)
-        return race.tick(state, now)
+        return race.tick(state, now, rng)
 
     def outcome(self, state: State) -> Outcome | None:
         """Race: most points wins, equal leaders share (decisions 8). Solo: the score is the

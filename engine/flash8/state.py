@@ -9,9 +9,9 @@ from __future__ import annotations
 import attrs
 
 from engine.flash8.cards import CARDS, card_pattern
-from engine.flash8.messages import HintGiven
+from engine.flash8.messages import ClaimHeld, HintGiven
 
-__all__ = ["GRID", "Claim", "RaceState", "SoloState", "State", "Take", "side_of"]
+__all__ = ["GRID", "Claim", "Hold", "RaceState", "SoloState", "State", "Take", "side_of"]
 
 #: Cells of the solo grid (rulebook "Solo Mode: Setup").
 GRID = 9
@@ -27,7 +27,9 @@ def side_of(players: int, seat: int) -> int:
 
 @attrs.frozen
 class Take:
-    """A card taken: by ``seat`` from ``stack`` at ``at``; see :class:`CardTaken`."""
+    """A card taken: by ``seat`` from ``stack`` at ``at``; see :class:`CardTaken`.
+    ``effective`` is the winning claim's effective time (its reveal plus ``took``), which the
+    half-second grace is judged on (decisions 7, 17)."""
 
     seat: int
     card: int
@@ -37,6 +39,21 @@ class Take:
     slides: int
     optimal: int
     points: int
+    effective: float
+
+
+@attrs.frozen
+class Hold:
+    """A stack's top card whose matching claims are held until ``until`` (decisions 17):
+    ``claims`` in the order received, the first one's ``until`` for all."""
+
+    card: int
+    until: float
+    claims: tuple[ClaimHeld, ...]
+
+    def seats(self) -> tuple[int, ...]:
+        """The seats holding a claim on the card."""
+        return tuple(claim.seat for claim in self.claims)
 
 
 @attrs.frozen(slots=False)  # engine.core.replace copies its __dict__
@@ -44,7 +61,10 @@ class RaceState:
     """A race. ``stacks`` hold card numbers, top first; only tops are public (decisions 4).
     ``tablets`` are in their owners' frames. ``reveal_*`` remember, per stack, when its top
     was revealed and every tablet and slide count at that moment; ``mark_*`` the same for each
-    seat's last card, so each take records slides used against the optimum."""
+    seat's last card, so each take records slides used against the optimum. ``credit_cap``
+    is the most lag a claim is credited (0: compensation off); ``holds`` the held claims on
+    each stack's top (``None`` where none is held; decisions 17); ``limit_passed`` is set
+    once the time limit has passed and only late-arriving credited claims can still count."""
 
     players: int
     handicap: tuple[bool, ...]
@@ -74,6 +94,9 @@ class RaceState:
     last_hint: tuple[HintGiven | None, ...] = ()
     ended_reason: str | None = None
     ended_at: float | None = None
+    credit_cap: float = 0.0
+    holds: tuple[Hold | None, ...] = ()
+    limit_passed: bool = False
 
     def pattern(self, card: int, seat: int) -> str:
         """Card ``card`` as ``seat`` must reproduce it (decisions 5)."""

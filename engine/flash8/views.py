@@ -1,6 +1,7 @@
 """What each viewer of a Flash 8 room sees, race or solo, and the view patch of a lone slide
 (the race's most frequent step). Nothing is secret but the cards below each top (decisions 4,
-12); card patterns are drawn from the viewer's side of the table (decisions 5).
+12) and a held claim, which only its claimant sees until it is judged (decisions 17); card
+patterns are drawn from the viewer's side of the table (decisions 5).
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ def _card(state: RaceState, card: int, frame: int) -> dict[str, Any]:
 def race_view(state: RaceState, viewer: int | None) -> dict[str, Any]:
     """Every tablet and stack top, stack sizes, lockouts, clocks and takes; cards below a top
     stay hidden (decisions 2, 4). Card patterns are drawn from the viewer's side (decisions 5),
-    from the south for a spectator."""
+    from the south for a spectator. A seat with a claim held has ``held`` (its own claims
+    only); no other view has the key, so a rival cannot tell a claim is held (decisions 17)."""
     frame = 0 if viewer is None else side_of(state.players, viewer)
     stacks = []
     for index, pile in enumerate(state.stacks):
@@ -94,6 +96,22 @@ def race_view(state: RaceState, viewer: int | None) -> dict[str, Any]:
             for t in state.takes
         ],
     }
+    if viewer is not None:
+        held = [
+            {
+                "stack": claim.stack,
+                "card": claim.card,
+                "at": claim.at,
+                "effective": claim.effective,
+                "until": claim.until,
+            }
+            for hold in state.holds
+            if hold is not None
+            for claim in hold.claims
+            if claim.seat == viewer
+        ]
+        if held:
+            out["held"] = held
     return out
 
 

@@ -314,8 +314,8 @@ def test_race_ends_when_every_stack_is_empty() -> None:
 
 
 def test_time_limit_ends_the_race() -> None:
-    # decisions 8: the room's optional time limit
-    state = race(2, seed=12, time_limit=60)
+    # decisions 8: the room's optional time limit (first received: no lag credit)
+    state = race(2, seed=12, time_limit=60, credit_cap=0)
     assert state.ends_at == START + 60
     assert GAME.deadline(state) == START + 60
     events = GAME.tick(state, START + 60, random.Random(0))
