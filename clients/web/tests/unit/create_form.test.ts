@@ -87,7 +87,7 @@ describe("options that apply (version 6's OptionInfo.when)", () => {
 
   it("shows Flash 8's race options in a race and the solo clock in solo", () => {
     expect(shown("flash8", { mode: "solo" }, 1)).toEqual(["mode", "lockout", "countdown", "hints", "solo_seconds"]);
-    expect(shown("flash8", {}, 2)).toEqual(["mode", "lockout", "time_limit", "countdown", "same_start", "hints"]);
+    expect(shown("flash8", {}, 2)).toEqual(["mode", "lockout", "time_limit", "countdown", "same_start", "credit_cap", "hints"]);
     const handicap = game("flash8").seat_options[0]!;
     expect(applies(handicap, game("flash8"), { mode: "solo" }, 1)).toBe(false);
   });
