@@ -108,3 +108,14 @@ def test_a_live_log_whose_seed_is_still_secret_checks_only_its_commitment() -> N
     log.update(status="playing", seed=None, salt=None)
     report = verify_document(log)
     assert report.problems == () and report.sealed and not report.over and report.events == 0
+
+
+def test_a_claims_lag_credit_set_by_the_server_is_read_from_the_log() -> None:
+    # Decisions 17: a flash's credit is a field only the server sets; the room's log records
+    # it, and the verifier reads the log as the room's own record, as replays do.
+    log = document("flash8")
+    claims = [r for r in log["records"] if r["command"] and r["command"]["type"] == "flash"]
+    assert claims, "the bots' race has claims"
+    claims[0]["command"] = {**claims[0]["command"], "credit": 0.0, "rival_credit": 0.0}
+    report = verify_document(log)
+    assert report.problems == () and report.ok
