@@ -1,7 +1,8 @@
 /**
  * Quick play in the lobby (protocol version 5): "Play now" for a game and seat count, with
- * how long the player would wait before bots fill the empty seats (never, 10 s, 30 s). While
- * the server looks for players the panel says so with a Cancel button; `matched` (handled by
+ * how long the player would wait before bots fill the empty seats (10 s unless the player
+ * chooses 30 s or only people, so a lone newcomer plays at once). While the server looks for
+ * players the panel says so, and what happens when, with a Cancel button; `matched` (handled by
  * the app, on any page) lands the player in the room. A game with modes (Neon Flip's classic
  * and overdrive, Flash 8's race) offers those a table of people can play (`play_now`'s
  * `options`); its other options are the defaults.
@@ -16,11 +17,11 @@ import type { AppState } from "./state";
 /** The first protocol version whose server takes `play_now`. */
 export const QUICK_PLAY_VERSION = 5;
 
-/** The bot waits a player may choose, in seconds (null: never). */
+/** The bot waits a player may choose, in seconds (null: never); the first is the default. */
 export const BOT_WAITS: readonly { seconds: number | null; text: string }[] = [
-  { seconds: null, text: "Only people" },
   { seconds: 10, text: "Bots after 10 s" },
   { seconds: 30, text: "Bots after 30 s" },
+  { seconds: null, text: "Only people" },
 ];
 
 /** What the player is queued for, while the server looks for players. */
@@ -37,7 +38,7 @@ export interface QuickTicket {
 /** The sentence a waiting player reads. */
 export function waitingSentence(ticket: QuickTicket, gameName: string, now: number): string {
   const waited = Math.max(0, Math.floor((now - ticket.since) / 1000));
-  const bots = ticket.botWait === null ? "" : waited >= ticket.botWait ? " Bots are taking the empty seats…" : ` Bots fill the empty seats in ${ticket.botWait - waited} s.`;
+  const bots = ticket.botWait === null ? " Only people: the game starts when someone else presses Play now for this table (cancel and choose bots to play sooner)." : waited >= ticket.botWait ? " Bots are taking the empty seats…" : ` Bots fill the empty seats in ${ticket.botWait - waited} s.`;
   const mode = ticket.mode ? ` (${modeName(ticket.mode)})` : "";
   return `Looking for players for ${gameName}${mode} with ${ticket.seats} seats… (${waited} s)${bots}`;
 }
@@ -50,7 +51,7 @@ export class QuickPlayPanel {
   private game: GameInfo | null = null;
   private seats = 2;
   private mode: string | null = null;
-  private botWait: number | null = null;
+  private botWait: number | null = BOT_WAITS[0]!.seconds;
   private timer: number | null = null;
   private readonly offs: (() => void)[] = [];
 

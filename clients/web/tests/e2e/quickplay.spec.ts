@@ -1,5 +1,6 @@
 /**
- * Quick play: two people press "Play now" for a two-seat Flip Over Frog table (people only),
+ * Quick play: a lone newcomer presses "Play now" as it comes (bots after 10 s) and plays bots;
+ * two people press "Play now" for a two-seat Flip Over Frog table (people only),
  * land in the same room, play it to the end and see their new ratings (a rated game: two
  * humans, no bots). Before that, one of them queues and cancels. Then accounts: claiming a name,
  * signing in elsewhere, the ☰ menu's "Your sessions" signing other devices out, and an
@@ -43,6 +44,25 @@ async function whoseTurn(pages: Page[]): Promise<Page | null> {
     .toBe(true);
   return found ?? null;
 }
+
+test("a lone newcomer who presses Play now as it comes is told when bots come, and plays them", async ({ browser }) => {
+  // Neon Hex's three seats: no other test queues for that table.
+  const cy = await player(browser, "Quick Cy");
+  const panel = cy.page.getByTestId("quick-play");
+  await cy.page.getByTestId("quick-game").selectOption("neon_hex");
+  await cy.page.getByTestId("quick-seats").selectOption("3");
+  await expect(cy.page.getByTestId("quick-bots")).toHaveValue("0");
+  await expect(cy.page.getByTestId("quick-bots").locator("option:checked")).toHaveText("Bots after 10 s");
+  await panel.getByTestId("quick-play-now").click();
+  await expect(cy.page.getByTestId("quick-waiting")).toContainText(/Bots fill the empty seats in \d+ s\./);
+  await shot(cy.page, "quickplay-waiting-for-bots");
+  await expect(cy.page.locator("[data-page=room]")).toBeVisible({ timeout: 30_000 });
+  await expect(cy.page.locator(".seat.me")).toHaveCount(1);
+  await expect(cy.page.locator(".seat")).toHaveCount(3);
+  await expect(cy.page.locator(".board-root")).toBeVisible();
+  expect(cy.errors).toEqual([]);
+  await cy.context.close();
+});
 
 test("two people press Play now, land in one room, finish the game and see their new ratings", async ({ browser }) => {
   const ada = await player(browser, "Quick Ada");

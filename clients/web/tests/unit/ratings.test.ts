@@ -56,13 +56,13 @@ describe("quick play's waiting sentence", () => {
   const since = 1_000_000;
   it("counts the wait and the bots' arrival", () => {
     expect(waitingSentence({ game: "flip_over_frog", mode: null, seats: 2, botWait: null, since }, "Flip Over Frog", since + 4_200)).toBe(
-      "Looking for players for Flip Over Frog with 2 seats… (4 s)",
+      "Looking for players for Flip Over Frog with 2 seats… (4 s) Only people: the game starts when someone else presses Play now for this table (cancel and choose bots to play sooner).",
     );
     expect(waitingSentence({ game: "neon_hex", mode: null, seats: 3, botWait: 10, since }, "Neon Hex Strategy", since + 3_000)).toBe(
       "Looking for players for Neon Hex Strategy with 3 seats… (3 s) Bots fill the empty seats in 7 s.",
     );
     expect(waitingSentence({ game: "neon_hex", mode: null, seats: 3, botWait: 10, since }, "Neon Hex Strategy", since + 12_000)).toMatch(/Bots are taking the empty seats/);
-    expect(waitingSentence({ game: "neon_flip", mode: "overdrive", seats: 2, botWait: null, since }, "Neon Flip", since)).toBe("Looking for players for Neon Flip (Overdrive) with 2 seats… (0 s)");
+    expect(waitingSentence({ game: "neon_flip", mode: "overdrive", seats: 2, botWait: 30, since }, "Neon Flip", since)).toBe("Looking for players for Neon Flip (Overdrive) with 2 seats… (0 s) Bots fill the empty seats in 30 s.");
   });
 
   it("offers the modes a table of people can play", () => {
