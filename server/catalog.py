@@ -9,7 +9,7 @@ from typing import Any
 
 import attrs
 
-from engine.core import Game, OptionSpec
+from engine.core import Game, OptionSpec, server_fields
 from engine.registry import game_ids, get_game
 from protocol.messages import GameInfo, OptionInfo
 from protocol.versions import RESULTS_VERSION
@@ -78,8 +78,15 @@ def game_info(game: Game) -> GameInfo:
         bots=tuple(game.bots),
         default_bot=game.default_bot,
         seats=_seat_rules(game),
-        commands={cls.TYPE: [field.name for field in attrs.fields(cls)] for cls in game.commands},
+        commands={cls.TYPE: _client_fields(cls) for cls in game.commands},
     )
+
+
+def _client_fields(command: type[Any]) -> list[str]:
+    """The fields a client may send in ``command``: all of them but those only the server sets
+    (a claim's lag credit), which a client's command naming them is refused for."""
+    kept = server_fields(command)
+    return [field.name for field in attrs.fields(command) if field.name not in kept]
 
 
 @functools.cache

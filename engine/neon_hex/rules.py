@@ -120,15 +120,16 @@ class NeonHex:
             "role",
             "choice",
             "auto",
-            "The faction's role; it identifies the faction and changes no rule (decisions 1). "
-            "'auto' gives seat k the k-th role.",
+            "The faction's role: the name it plays under, which changes no rule (decisions 1)."
+            " Auto gives the roles in order: seat 1 the builder, seat 2 the technologist...",
             choices=("auto", *ROLES),
         ),
         OptionSpec(
             "colour",
             "choice",
             "auto",
-            "The faction's colour, for clients only. 'auto' gives seat k the k-th colour.",
+            "The faction's colour on the board, which changes no rule. Auto gives the colours in"
+            " order: seat 1 cyan, seat 2 magenta...",
             choices=("auto", *COLOURS),
         ),
     )
