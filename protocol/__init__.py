@@ -6,7 +6,7 @@ The modules: :mod:`protocol.messages` (every message type), :mod:`protocol.codec
 :mod:`protocol.delta` (RFC 6902 view deltas), :mod:`protocol.errors` (the error codes),
 :mod:`protocol.versions` (negotiation), :mod:`protocol.views` (a client's live copy of a view),
 :mod:`protocol.connection` (the sans-I/O state machines) and :mod:`protocol.fairness` (the seed
-commitment).
+commitment, and seat entropy: every seat's share of a room's seed).
 """
 
 from protocol.codec import CLIENT_FRAME_LIMITS, SERVER_FRAME_LIMITS, Limits, decode, encode
