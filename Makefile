@@ -3,6 +3,7 @@ PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+RUN_STAMP := $(VENV)/.installed-run
 WEB := clients/web
 WEB_STAMP := $(WEB)/node_modules/.installed
 CHROMIUM := /usr/bin/chromium
@@ -28,8 +29,17 @@ $(STAMP): pyproject.toml | $(ICU_HEADER) $(PKG_CONFIG) $(CXX_COMPILER)
 
 setup: $(STAMP)
 
-run: setup web-build
-	$(BIN)/lumin serve --data data $(if $(wildcard clients/web/dist),--static clients/web/dist)
+# What running needs and no more: the package with its server extra (no test, lint or deploy
+# tools; `make setup` adds them to the same .venv), and the browser client's build, which an
+# editable install serves from clients/web/dist (lumin/webclient.py). It prints the address
+# to open in a browser.
+$(RUN_STAMP): pyproject.toml | $(ICU_HEADER) $(PKG_CONFIG) $(CXX_COMPILER)
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[server]'
+	touch $(RUN_STAMP)
+
+run: $(RUN_STAMP) web-build
+	$(BIN)/lumin serve --data data
 
 lint: setup
 	$(BIN)/ruff check .
@@ -62,12 +72,13 @@ deploy-tools: $(NGINX) $(COMPOSE) $(SYSTEMD_ANALYZE) $(OPENSSL)
 	  command -v $$tool >/dev/null || { echo "deploy-tools: $$tool is not on PATH"; exit 1; }; \
 	done
 
-unit: setup services deploy-tools
+# tests/packaging plays a game in Chromium on the page an installed wheel serves.
+unit: setup services deploy-tools chromium
 	$(BIN)/pytest -n 2
 
 # Lumin for deploy/lumin.service, as root: PREFIX/.venv with `pip install '.[server]'` (no dev
-# extras, not editable) and the built browser client in PREFIX/web (deploy/install.sh).
-# WEB_BUILD=no skips the client's build and WEB_DIST names the build to copy (empty: none).
+# extras, not editable), the built browser client inside the package (deploy/install.sh).
+# WEB_BUILD=no skips the client's build and WEB_DIST names the build to package.
 PREFIX ?= /opt/lumin
 WEB_BUILD ?= yes
 WEB_DIST ?= $(WEB)/dist
