@@ -12,6 +12,7 @@ server's PyICU is compiled once per machine); the module takes about a minute an
 from __future__ import annotations
 
 import os
+import selectors
 import signal
 import subprocess
 import sys
@@ -140,18 +141,24 @@ def serving(built: Built, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
     home = base / "home"
     home.mkdir()
     port = free_port()
-    process = subprocess.Popen(
-        [venv / "bin" / "lumin", "serve", "--data", home / "data", "--port", str(port)],
-        cwd=home,
-        env=_env(),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
+    log = home / "serve.log"
+    with log.open("wb") as errors:
+        process = subprocess.Popen(
+            [venv / "bin" / "lumin", "serve", "--data", home / "data", "--port", str(port)],
+            cwd=home,
+            env=_env(),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=errors,
+        )
     try:
         assert process.stdout is not None
-        line = process.stdout.readline().rstrip("\n")  # printed once it listens, or EOF
+        # The first line on standard output, printed once it listens (EOF if it exits).
+        with selectors.DefaultSelector() as waiting:
+            waiting.register(process.stdout, selectors.EVENT_READ)
+            ready = waiting.select(timeout=60)
+        assert ready, f"lumin serve printed nothing in 60 s:\n{log.read_text()}"
+        line = process.stdout.readline().decode().rstrip("\n")
         yield Serving(line, f"http://127.0.0.1:{port}/")
     finally:
         process.send_signal(signal.SIGTERM)
