@@ -367,6 +367,16 @@ def test_admin_reaches_the_server_of_the_environment(env: dict[str, str], source
     assert ran.one_line().startswith(f"Error: cannot reach http://127.0.0.1:{port} ({source}): ")
 
 
+def test_ratings_download_takes_its_server_from_lumin_url(tmp_path: Path) -> None:
+    port = free_port()
+    env = {"LUMIN_URL": f"ws://127.0.0.1:{port}/ws"}
+    ran = admin_run(["ratings", "download", str(tmp_path / "logs")], env)
+    assert ran.status == 1
+    assert ran.one_line().startswith(
+        f"Error: cannot download from http://127.0.0.1:{port} (LUMIN_URL): "
+    )
+
+
 def test_admin_without_any_url_says_it_asked_the_default() -> None:
     ran = admin_run(["admin", "rooms"], {})
     # whether a server listens there or not, the line names it as the default
