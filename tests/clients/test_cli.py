@@ -9,6 +9,7 @@ import importlib.metadata
 import json
 import os
 import random
+import subprocess
 import sys
 import time
 import urllib.error
@@ -489,3 +490,20 @@ def test_the_help_shows_the_browser_line_examples_and_the_version() -> None:
     version = runner.invoke(main, ["--version"])
     assert version.exit_code == 0
     assert version.stdout == f"lumin {importlib.metadata.version('lumin')}\n"
+
+
+def test_shell_completion_as_docs_install_describes_it() -> None:
+    source = subprocess.run(
+        [str(LUMIN)], env=os.environ | {"_LUMIN_COMPLETE": "bash_source"},
+        capture_output=True, text=True, timeout=60, check=True,
+    )  # fmt: skip
+    assert "_lumin_completion()" in source.stdout
+    for words, offered in (("lumin ad", "admin"), ("lumin admin ro", "rooms")):
+        env = {"_LUMIN_COMPLETE": "bash_complete", "COMP_WORDS": words}
+        env["COMP_CWORD"] = str(len(words.split()) - 1)
+        done = subprocess.run(
+            [str(LUMIN)], env=os.environ | env, capture_output=True, text=True, timeout=60
+        )
+        assert f"plain,{offered}" in done.stdout.splitlines(), (words, done.stdout)
+    documented = (Path(__file__).resolve().parents[2] / "docs" / "install.md").read_text()
+    assert "_LUMIN_COMPLETE=bash_source lumin" in documented
