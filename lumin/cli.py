@@ -173,11 +173,11 @@ def bot_command(where: tuple[str, ...], **options: Any) -> None:
 
 
 @main.command("play")
-@click.argument("url", required=False)
+@click.argument("address", required=False, metavar="[URL]")
 @url_option
 @click.option("--name", default="player", show_default=True, help="The name others see.")
 @click.option("--token", envvar="LUMIN_TOKEN", default=None, help="Come back as this identity.")
-def play_command(url: str | None, name: str, token: str | None) -> None:
+def play_command(address: str | None, name: str, token: str | None) -> None:
     """Play in this terminal on the server at URL (ws://HOST:PORT/ws or http://HOST:PORT/;
     without it, --url or LUMIN_URL, else http://127.0.0.1:8700): lobby, rooms, every game by
     keyboard (docs/terminal.md). On leaving, it says which server it played on.
@@ -190,7 +190,7 @@ def play_command(url: str | None, name: str, token: str | None) -> None:
     from clients.terminal import run
 
     try:
-        server = server_url(click.get_current_context(), url)
+        server = server_url(click.get_current_context(), address)
     except BadUrl as error:
         fail("play", str(error), 2)
     status = run(server.websocket, name, token)

@@ -507,3 +507,32 @@ def test_shell_completion_as_docs_install_describes_it() -> None:
         assert f"plain,{offered}" in done.stdout.splitlines(), (words, done.stdout)
     documented = (Path(__file__).resolve().parents[2] / "docs" / "install.md").read_text()
     assert "_LUMIN_COMPLETE=bash_source lumin" in documented
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "said"),
+    [
+        (
+            ["play"],
+            {"LUMIN_URL": "https://games.example.org"},
+            "https://games.example.org (LUMIN_URL)",
+        ),
+        (["--url", "http://h:9000", "play"], {}, "http://h:9000 (--url)"),
+        (
+            ["play", "ws://h:9000/ws"],
+            {"LUMIN_URL": "http://x:1"},
+            "http://h:9000 (the URL argument)",
+        ),
+    ],
+)
+def test_play_connects_to_the_websocket_of_the_server_it_is_told_of(
+    args: list[str], env: dict[str, str], said: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import clients.terminal
+
+    opened: list[str] = []
+    monkeypatch.setattr(clients.terminal, "run", lambda url, name, token: opened.append(url) or 0)
+    ran = admin_run(args, env)
+    assert ran.status == 0, ran.stderr
+    assert opened == [ServerUrl(said.split(" ")[0]).websocket]
+    assert ran.one_line() == f"lumin play: played on {said}"
