@@ -109,6 +109,33 @@ def test_the_wheel_holds_the_packages_and_the_built_client_and_nothing_else(buil
     assert not any(part.startswith("test") for n in names for part in n.parts), "no tests"
 
 
+def _files(wheel: Path) -> list[str]:
+    with zipfile.ZipFile(wheel) as archive:
+        return sorted(n for n in archive.namelist() if ".dist-info/" not in n)
+
+
+def test_a_wheel_built_from_a_cluttered_tree_holds_the_same_files(built: Built) -> None:
+    # The clone after its npm ci, a make run and earlier builds: node_modules, a stale dist,
+    # a stale module in build/lib, files where the packaged client goes and beside the tests.
+    clone = built.clone
+    assert (clone / "clients" / "web" / "node_modules").is_dir()
+    for junk in (
+        "clients/web/dist/old.js",
+        "lumin/web/old.html",
+        "build/lib/lumin/old.py",
+        "tests/old_test.py",
+        "clients/web/tests/vectors/big.json",
+        "data/lumin.sqlite3",
+    ):
+        (clone / junk).parent.mkdir(parents=True, exist_ok=True)
+        (clone / junk).write_text("stale")  # fmt: skip
+    dist = clone.parent / "cluttered"
+    _run(sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation",
+         "-w", dist, clone, cwd=clone.parent)  # fmt: skip
+    (wheel,) = dist.glob("lumin-*.whl")
+    assert _files(wheel) == _files(built.wheel)
+
+
 def test_the_sdist_ships_the_built_client_and_no_client_sources(built: Built) -> None:
     with tarfile.open(built.sdist) as archive:
         names = [
