@@ -12,9 +12,10 @@ in this order, from:
    is missing or older than its lock file; ``npm run build`` into a temporary folder).
 
 Only the build's files are copied (never a dot-named file, nor anything of ``node_modules``
-or ``src``), whatever else the tree holds; an editable install (``pip install -e``, ``make
-setup``) builds nothing, and serves a checkout's ``clients/web/dist`` instead. Without any of
-the three, the build stops with a sentence saying what it needs.
+or ``src``), and ``build/lib`` starts empty, whatever else the tree holds. An editable install
+(``pip install -e``, ``make setup``) builds nothing, and serves a checkout's
+``clients/web/dist`` instead. Without any of the three, the build stops with a sentence
+saying what it needs.
 """
 
 from __future__ import annotations
@@ -102,6 +103,10 @@ class BuildPy(build_py):
     """build_py, then the browser client into the build as ``lumin/web``."""
 
     def run(self) -> None:
+        if not self.editable_mode:
+            # An in-tree build reuses build/lib: a module or client file an earlier build left
+            # there would ship too. Lumin builds no extensions, so build/lib is all build_py's.
+            shutil.rmtree(self.build_lib, ignore_errors=True)
         super().run()
         if self.editable_mode:  # a checkout serves its own clients/web/dist
             return
