@@ -1,5 +1,11 @@
 # Lumin: `make test` sets up everything and runs the whole suite; `make run` starts the server.
-PYTHON ?= python3.11
+# The first of python3.11, 3.12, 3.13 and python3 that is 3.11 or newer (3.11 first: the tests'
+# and the image's); `make PYTHON=...` names another.
+ifndef PYTHON
+PYTHON := $(or $(firstword $(foreach p,python3.11 python3.12 python3.13 python3,$(shell \
+  command -v $(p) >/dev/null 2>&1 && $(p) -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
+  2>/dev/null && echo $(p)))),python3.11)
+endif
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
@@ -99,6 +105,9 @@ chromium: $(CHROMIUM)
 
 # npm ci whenever the lock file is newer than the installed node_modules.
 $(WEB_STAMP): $(WEB)/package-lock.json
+	@command -v npm >/dev/null || { echo "The browser client is built with Node 20 and npm," \
+	  "which are not installed (Debian: apt-get install nodejs npm). Without them," \
+	  "pip install 'lumin[server]' brings the client built (docs/install.md)."; exit 1; }
 	cd $(WEB) && npm ci --no-audit --no-fund
 	touch $(WEB_STAMP)
 
