@@ -6,7 +6,9 @@ whose variables hold several values separated by spaces)
 and the setting's default, and is checked against the setting's range before anything starts:
 a bad value is one line naming the flag, never a traceback. A server that cannot start (a port
 in use, a data folder it cannot write or that another server holds) says why in one line on
-standard error and exits 1.
+standard error and exits 1. One that starts prints one line on standard output, once it
+listens, saying where to point a browser (:func:`lumin.urls.browser_line`), and serves the
+browser client this install carries (:mod:`lumin.webclient`) unless ``--static`` names another.
 """
 
 from __future__ import annotations
