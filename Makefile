@@ -1,8 +1,15 @@
 # Lumin: `make test` sets up everything and runs the whole suite; `make run` starts the server.
-PYTHON ?= python3.11
+# The first of python3.11, 3.12, 3.13 and python3 that is 3.11 or newer (3.11 first: the tests'
+# and the image's); `make PYTHON=...` names another.
+ifndef PYTHON
+PYTHON := $(or $(firstword $(foreach p,python3.11 python3.12 python3.13 python3,$(shell \
+  command -v $(p) >/dev/null 2>&1 && $(p) -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
+  2>/dev/null && echo $(p)))),python3.11)
+endif
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+RUN_STAMP := $(VENV)/.installed-run
 WEB := clients/web
 WEB_STAMP := $(WEB)/node_modules/.installed
 CHROMIUM := /usr/bin/chromium
@@ -28,8 +35,17 @@ $(STAMP): pyproject.toml | $(ICU_HEADER) $(PKG_CONFIG) $(CXX_COMPILER)
 
 setup: $(STAMP)
 
-run: setup web-build
-	$(BIN)/lumin serve --data data $(if $(wildcard clients/web/dist),--static clients/web/dist)
+# What running needs and no more: the package with its server extra (no test, lint or deploy
+# tools; `make setup` adds them to the same .venv), and the browser client's build, which an
+# editable install serves from clients/web/dist (lumin/webclient.py). It prints the address
+# to open in a browser.
+$(RUN_STAMP): pyproject.toml | $(ICU_HEADER) $(PKG_CONFIG) $(CXX_COMPILER)
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[server]'
+	touch $(RUN_STAMP)
+
+run: $(RUN_STAMP) web-build
+	$(BIN)/lumin serve --data data
 
 lint: setup
 	$(BIN)/ruff check .
@@ -62,12 +78,13 @@ deploy-tools: $(NGINX) $(COMPOSE) $(SYSTEMD_ANALYZE) $(OPENSSL)
 	  command -v $$tool >/dev/null || { echo "deploy-tools: $$tool is not on PATH"; exit 1; }; \
 	done
 
-unit: setup services deploy-tools
+# tests/packaging plays a game in Chromium on the page an installed wheel serves.
+unit: setup services deploy-tools chromium
 	$(BIN)/pytest -n 2
 
 # Lumin for deploy/lumin.service, as root: PREFIX/.venv with `pip install '.[server]'` (no dev
-# extras, not editable) and the built browser client in PREFIX/web (deploy/install.sh).
-# WEB_BUILD=no skips the client's build and WEB_DIST names the build to copy (empty: none).
+# extras, not editable), the built browser client inside the package (deploy/install.sh).
+# WEB_BUILD=no skips the client's build and WEB_DIST names the build to package.
 PREFIX ?= /opt/lumin
 WEB_BUILD ?= yes
 WEB_DIST ?= $(WEB)/dist
@@ -88,6 +105,9 @@ chromium: $(CHROMIUM)
 
 # npm ci whenever the lock file is newer than the installed node_modules.
 $(WEB_STAMP): $(WEB)/package-lock.json
+	@command -v npm >/dev/null || { echo "The browser client is built with Node 20 and npm," \
+	  "which are not installed (Debian: apt-get install nodejs npm). Without them," \
+	  "pip install 'lumin[server]' brings the client built (docs/install.md)."; exit 1; }
 	cd $(WEB) && npm ci --no-audit --no-fund
 	touch $(WEB_STAMP)
 

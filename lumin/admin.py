@@ -1,7 +1,8 @@
 """``lumin admin``: the server's operator at a terminal, through the admin API
 (``docs/operating.md``, "Admin API") of a running server or of any node of a cluster.
 
-Every command takes ``--url`` (the server's HTTP address, ``LUMIN_ADMIN_URL``), ``--token``
+Every command takes ``--url`` (the server, before or after the subcommand; else
+``LUMIN_ADMIN_URL``, else ``LUMIN_URL``: :mod:`lumin.server_option`), ``--token``
 (``LUMIN_ADMIN_TOKEN``) and ``--json`` (print the API's JSON answer instead of a table).
 A refusal prints the server's sentence and exits 1; a server that cannot be reached, too.
 It needs only the standard library's HTTP client: no part of the server is imported.
@@ -9,14 +10,19 @@ It needs only the standard library's HTTP client: no part of the server is impor
 
 from __future__ import annotations
 
+import functools
 import json
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+import attrs
 import click
+
+from lumin.server_option import server_url, url_option
+from lumin.urls import BadUrl, ServerUrl
 
 __all__ = ["admin"]
 
@@ -25,12 +31,16 @@ TIMEOUT = 15.0
 
 
 class _Api:
-    """The admin API of the server at ``url``."""
+    """The admin API of the server at ``server``. A command printing for a person says on
+    standard error which server answered; one printing JSON says so only when that server is
+    the default (nobody named one), so a pipe of JSON stays JSON."""
 
-    def __init__(self, url: str, token: str | None, as_json: bool) -> None:
-        self.url = url.rstrip("/")
+    def __init__(self, server: ServerUrl, token: str | None, as_json: bool) -> None:
+        self.server = server
+        self.url = server.http
         self.token = token
         self.as_json = as_json
+        self._said = False
 
     def call(self, method: str, path: str, **query: Any) -> dict[str, Any]:
         """One request; the JSON answer, or a :class:`click.ClickException` with why not."""
@@ -50,17 +60,26 @@ class _Api:
         try:
             with urllib.request.urlopen(request, timeout=TIMEOUT) as answer:
                 body: dict[str, Any] = json.loads(answer.read())
-                return body
         except ValueError:
             raise click.ClickException(f"{self.url} is not a Lumin admin API (no JSON)") from None
         except urllib.error.HTTPError as error:
-            raise click.ClickException(_refusal(error)) from None
+            raise click.ClickException(f"{_refusal(error)}, from {self.server.said()}") from None
         except (urllib.error.URLError, OSError) as error:
             reason = getattr(error, "reason", error)
-            raise click.ClickException(f"cannot reach {self.url}: {reason}") from None
+            raise click.ClickException(f"cannot reach {self.server.said()}: {reason}") from None
+        if self.server.source.startswith("the default"):
+            self._say()
+        return body
+
+    def _say(self) -> None:
+        if not self._said:
+            click.echo(f"lumin admin: answered by {self.server.said()}", err=True)
+            self._said = True
 
     def show(self, body: Mapping[str, Any], text: str) -> None:
-        """Print ``body`` as JSON with ``--json``, else ``text``."""
+        """Print ``body`` as JSON with ``--json``, else ``text`` (and which server answered)."""
+        if not self.as_json:
+            self._say()
         click.echo(json.dumps(body, indent=2) if self.as_json else text)
 
 
@@ -87,23 +106,49 @@ def _unreachable(body: Mapping[str, Any]) -> str:
     return f"\n(no answer from node(s) {', '.join(silent)})" if silent else ""
 
 
+@attrs.frozen
+class _Options:
+    """What ``lumin admin`` was given before its subcommand."""
+
+    token: str | None
+    as_json: bool
+
+
 @click.group()
-@click.option(
-    "--url",
-    envvar="LUMIN_ADMIN_URL",
-    default="http://127.0.0.1:8700",
-    show_default=True,
-    help="The server's HTTP address (any node of a cluster).",
-)
+@url_option
 @click.option("--token", envvar="LUMIN_ADMIN_TOKEN", help="The admin token (LUMIN_ADMIN_TOKEN).")
 @click.option("--json", "as_json", is_flag=True, help="Print the API's JSON answer.")
 @click.pass_context
-def admin(context: click.Context, url: str, token: str | None, as_json: bool) -> None:
-    """Operate a running Lumin server: rooms, connections, bans, drains."""
-    context.obj = _Api(url, token, as_json)
+def admin(context: click.Context, token: str | None, as_json: bool) -> None:
+    """Operate a running Lumin server: rooms, connections, bans, drains. The server is
+    --url (before or after the subcommand), else LUMIN_ADMIN_URL, else LUMIN_URL, else
+    http://127.0.0.1:8700 (any node of a cluster); either scheme, ws:// or http://.
+
+    \b
+    Examples:
+      export LUMIN_URL=http://127.0.0.1:8700 LUMIN_ADMIN_TOKEN=...
+      lumin admin rooms --state playing
+      lumin admin kick r7Kq2 2 --reason "abusive chat" --url https://games.example.org
+      lumin admin --json bans | jq .
+    """
+    context.obj = _Options(token, as_json)
 
 
-_api = click.make_pass_decorator(_Api)
+def _api(command: Callable[..., None]) -> Callable[..., None]:
+    """Hand ``command`` the admin API of this command line's server as its first argument,
+    and take ``--url`` after the subcommand too."""
+
+    def call(*args: Any, **kwargs: Any) -> None:
+        context = click.get_current_context()
+        options = context.find_object(_Options)
+        assert options is not None  # the group made it
+        try:
+            server = server_url(context, admin=True)
+        except BadUrl as error:
+            raise click.ClickException(str(error)) from None
+        command(_Api(server, options.token, options.as_json), *args, **kwargs)
+
+    return url_option(functools.update_wrapper(call, command))
 
 
 @admin.command()

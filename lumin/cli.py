@@ -16,6 +16,8 @@ import click
 
 from lumin.admin import admin
 from lumin.errors import fail
+from lumin.server_option import server_url, url_option
+from lumin.urls import BadUrl
 
 __all__ = ["COMMANDS", "main"]
 
@@ -83,8 +85,22 @@ def _unavailable(name: str, error: ModuleNotFoundError) -> click.Command:
 
 
 @click.group(cls=_LazyGroup, lazy=COMMANDS)
+@click.version_option(package_name="lumin", prog_name="lumin", message="%(prog)s %(version)s")
+@url_option
 def main() -> None:
-    """Lumin: a real-time server for neon tabletop games."""
+    """Lumin: a real-time server for neon tabletop games.
+
+    \b
+    Examples:
+      lumin serve --data ~/lumin            # then open the address it prints
+      lumin play --name Ada                 # play in this terminal
+      lumin bot r7Kq2 --seat 1              # a bot plays seat 1 of room r7Kq2
+      lumin --url https://games.example.org admin rooms
+
+    The server of play, bot and admin is --url (here or after the subcommand), else
+    LUMIN_URL, else http://127.0.0.1:8700; ws:// and http:// both work. Each says which
+    server answered. Tab completion: docs/install.md ("Shell completion").
+    """
 
 
 main.add_command(admin)
@@ -95,8 +111,8 @@ main.add_command(admin)
 
 
 @main.command("bot")
-@click.argument("url")
-@click.argument("room")
+@click.argument("where", nargs=-1, required=True, metavar="[URL] ROOM")
+@url_option
 @click.option("--seat", type=int, required=True, help="The seat to play.")
 @click.option(
     "--kind",
@@ -115,18 +131,38 @@ main.add_command(admin)
     show_default=True,
     help="Seconds to keep reconnecting once the server goes away, then exit 1.",
 )
-def bot_command(url: str, room: str, **options: Any) -> None:
-    """Play a seat of ROOM on the server at URL (ws://HOST:PORT/ws) with one of Lumin's bots
-    or your own (--kind MODULE:CALLABLE); print the outcome as JSON. Exits 2 when it cannot
-    take the seat (server unreachable, token, room, seat or code refused, no such bot kind for
-    the room's game), 1 when the game cannot go on (the server stayed away longer than
-    --give-up, or refused a request)."""
+def bot_command(where: tuple[str, ...], **options: Any) -> None:
+    """Play a seat of ROOM on the server at URL (ws://HOST:PORT/ws or http://HOST:PORT/;
+    without it, --url or LUMIN_URL) with one of Lumin's bots or your own (--kind
+    MODULE:CALLABLE); print the outcome as JSON. Standard error says which server it plays
+    on once seated. Exits 2 when it cannot take the seat (server unreachable, token, room,
+    seat or code refused, no such bot kind for the room's game), 1 when the game cannot go on
+    (the server stayed away longer than --give-up, or refused a request).
+
+    \b
+    Examples:
+      lumin bot ws://127.0.0.1:8700/ws r7Kq2 --seat 1
+      LUMIN_URL=https://games.example.org lumin bot r7Kq2 --seat 1 --kind my_bot:make_bot
+    """
     from clients.sdk import ServerError
     from lumin.netbot import CannotPlay
     from lumin.netbot import run as run_bot
 
+    context = click.get_current_context()
+    if len(where) > 2:
+        raise click.UsageError("give [URL] ROOM: at most two arguments", context)
     try:
-        result = run_bot(url, room, options.pop("seat"), **options)
+        server = server_url(context, where[0] if len(where) == 2 else None)
+    except BadUrl as error:
+        fail("bot", str(error), 2)
+    room = where[-1]
+
+    def seated() -> None:
+        click.echo(f"lumin bot: playing seat {seat} of {room} on {server.said()}", err=True)
+
+    seat = options.pop("seat")
+    try:
+        result = run_bot(server.websocket, room, seat, seated=seated, **options)
     except CannotPlay as error:
         fail("bot", str(error), 2)
     except ServerError as error:
@@ -137,15 +173,29 @@ def bot_command(url: str, room: str, **options: Any) -> None:
 
 
 @main.command("play")
-@click.argument("url", default="ws://127.0.0.1:8700/ws")
+@click.argument("address", required=False, metavar="[URL]")
+@url_option
 @click.option("--name", default="player", show_default=True, help="The name others see.")
 @click.option("--token", envvar="LUMIN_TOKEN", default=None, help="Come back as this identity.")
-def play_command(url: str, name: str, token: str | None) -> None:
-    """Play in this terminal on the server at URL: lobby, rooms, every game by keyboard
-    (docs/terminal.md)."""
+def play_command(address: str | None, name: str, token: str | None) -> None:
+    """Play in this terminal on the server at URL (ws://HOST:PORT/ws or http://HOST:PORT/;
+    without it, --url or LUMIN_URL, else http://127.0.0.1:8700): lobby, rooms, every game by
+    keyboard (docs/terminal.md). On leaving, it says which server it played on.
+
+    \b
+    Examples:
+      lumin play --name Ada
+      lumin play https://games.example.org --name Ada
+    """
     from clients.terminal import run
 
-    sys.exit(run(url, name, token))
+    try:
+        server = server_url(click.get_current_context(), address)
+    except BadUrl as error:
+        fail("play", str(error), 2)
+    status = run(server.websocket, name, token)
+    click.echo(f"lumin play: played on {server.said()}", err=True)
+    sys.exit(status)
 
 
 if __name__ == "__main__":

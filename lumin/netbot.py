@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
+from collections.abc import Callable
 from typing import Any
 
 from clients.sdk import BadBot, Bot, LuminClient, ServerError, load_bot, play_seat, random_bot
@@ -38,8 +39,10 @@ async def play_over_network(
     code: str | None = None,
     seed: int = 0,
     give_up: float = 60.0,
+    seated: Callable[[], None] | None = None,
 ) -> dict[str, object]:
     """Play ``seat`` of ``room`` until the game ends; returns the game-over outcome.
+    ``seated`` is called once the seat is taken.
 
     Raises :class:`CannotPlay` when it cannot take the seat (nothing was joined), then
     :class:`~clients.sdk.ConnectionLost` (``gave_up``) when the server stays away longer than
@@ -51,6 +54,8 @@ async def play_over_network(
         raise CannotPlay(str(error)) from error
     async with client:
         info, brain = await _take_seat(client, room, seat, kind, code, seed)
+        if seated is not None:
+            seated()
         over = await play_seat(client, room, seat, brain, info.id, info.commands)
     return {"ranks": list(over.outcome.ranks), "scores": list(over.outcome.scores)}
 

@@ -12,6 +12,9 @@ from typing import Any
 
 import click
 
+from lumin.server_option import server_url, url_option
+from lumin.urls import BadUrl
+
 __all__ = ["ratings"]
 
 
@@ -41,18 +44,31 @@ def ratings() -> None:
 
 
 @ratings.command("download")
-@click.argument("server")
-@click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
+@click.argument("where", nargs=-1, required=True, metavar="[SERVER] FOLDER")
+@url_option
 @click.option(
     "--admin-token",
     envvar="LUMIN_ADMIN_TOKEN",
     help="The server's admin token: private rooms' rated games too (without it, public ones).",
 )
-def download(server: str, folder: Path, admin_token: str | None) -> None:
-    """Save the log of every rated game on SERVER (http://host:port) in FOLDER, one
-    <room>.json each (GET /rated page by page, then GET /rooms/<room>/log): the public
-    rooms' games, or with --admin-token every room's (private ones too)."""
-    base = server.rstrip("/")
+def download(where: tuple[str, ...], admin_token: str | None) -> None:
+    """Save the log of every rated game on SERVER (http://HOST:PORT or ws://HOST:PORT/ws;
+    without it, --url or LUMIN_URL) in FOLDER, one <room>.json each (GET /rated page by page,
+    then GET /rooms/<room>/log): the public rooms' games, or with --admin-token every room's
+    (private ones too).
+
+    \b
+    Example:
+      lumin ratings download https://games.example.org logs/
+    """
+    context = click.get_current_context()
+    if len(where) > 2:
+        raise click.UsageError("give [SERVER] FOLDER: at most two arguments", context)
+    try:
+        server = server_url(context, where[0] if len(where) == 2 else None)
+    except BadUrl as error:
+        raise click.UsageError(str(error), context) from None
+    base, folder = server.http, Path(where[-1])
     folder.mkdir(parents=True, exist_ok=True)
     try:
         rooms = rated_rooms(base, admin_token)
@@ -60,9 +76,9 @@ def download(server: str, folder: Path, admin_token: str | None) -> None:
             document = _get(f"{base}/rooms/{urllib.parse.quote(room)}/log", admin_token)
             (folder / f"{room}.json").write_text(json.dumps(document))
     except OSError as error:
-        raise click.ClickException(f"cannot download from {base}: {error}") from None
+        raise click.ClickException(f"cannot download from {server.said()}: {error}") from None
     which = "every room's" if admin_token else "public rooms' (private ones need --admin-token)"
-    click.echo(f"{len(rooms)} rated game logs saved in {folder}: {which}")
+    click.echo(f"{len(rooms)} rated game logs of {server.said()} saved in {folder}: {which}")
 
 
 @ratings.command("recompute")

@@ -6,18 +6,23 @@ whose variables hold several values separated by spaces)
 and the setting's default, and is checked against the setting's range before anything starts:
 a bad value is one line naming the flag, never a traceback. A server that cannot start (a port
 in use, a data folder it cannot write or that another server holds) says why in one line on
-standard error and exits 1.
+standard error and exits 1. One that starts prints one line on standard output, once it
+listens, saying where to point a browser (:func:`lumin.urls.browser_line`), and serves the
+browser client this install carries (:mod:`lumin.webclient`) unless ``--static`` names another.
 """
 
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import click
 
+from lumin import webclient
+from lumin.urls import browser_line
 from server.config import LOG_FORMATS, LOG_LEVELS, Settings
 
 __all__ = ["serve"]
@@ -216,7 +221,12 @@ _FLAGS = [
     _option("history", _Number(int, 1), "Batches of deltas a room keeps for resume."),
     _option("chat-length", _Number(int, 1, 8192), "Characters in one chat line at most."),
     _option("chat-rate", _Number(int, 1), "Chat lines per person per 10 seconds at most."),
-    _option("static", click.Path(path_type=Path), "Folder of the browser client's built files."),
+    _option(
+        "static",
+        click.Path(path_type=Path),
+        "Folder of the browser client's built files; default: the client this install carries"
+        " (lumin/web in the package, or a checkout's clients/web/dist).",
+    ),
     _option(
         "loop",
         click.Choice(["uvloop", "asyncio"]),
@@ -297,7 +307,6 @@ def _run_workers(count: int, flags: dict[str, Any]) -> None:
     import secrets
     import signal
     import subprocess
-    import sys
 
     base = flags["node_id"] or f"node-{secrets.token_hex(3)}"
     workers = []
@@ -330,11 +339,28 @@ def _run_workers(count: int, flags: dict[str, Any]) -> None:
     help="Cluster nodes to run on this machine (PostgreSQL store): ports --port, --port+1...",
 )
 def serve(workers: int, **flags: Any) -> None:
-    """Run the Lumin server (SQLite in the data folder, one process) until SIGTERM."""
+    """Run the Lumin server (SQLite in the data folder, one process) until SIGTERM.
+
+    Once it listens it prints one line on standard output, whatever the log format, saying
+    where to point a browser:
+
+    \b
+      Lumin is serving: point a browser at http://127.0.0.1:8700/
+
+    Every flag has its variable (LUMIN_ and the flag's name: LUMIN_PORT, LUMIN_DATA...).
+
+    \b
+    Examples:
+      lumin serve                            # ./data, http://127.0.0.1:8700/
+      lumin serve --data ~/lumin --port 9000
+      lumin serve --host 0.0.0.0 --log-format console
+    """
     from server import eventloop
-    from server.app import StartupError, run
+    from server.app import LuminServer, StartupError, run
     from server.logs import configure_logging, get_logger
 
+    if flags["static"] is None:
+        flags["static"] = webclient.folder()
     level = flags.pop("log_level")
     log_format = flags.pop("log_format").lower()
     flags["origins"] = tuple(flags["origins"])
@@ -348,8 +374,20 @@ def serve(workers: int, **flags: Any) -> None:
         _run_workers(workers, flags | {"log_level": level, "log_format": log_format})
         return
     configure_logging(level.lower(), json=log_format == "json")
+
+    def listening(server: LuminServer) -> None:
+        served = server.http.static
+        line = browser_line(
+            settings.host,
+            server.port,
+            settings.public_url,
+            bool(served.files) and not served.missing,
+        )
+        click.echo(line)
+        sys.stdout.flush()  # a pipe or a journal sees it now, not when the buffer fills
+
     try:
-        eventloop.run(run(settings), settings.loop)  # the server logs ``listening``
+        eventloop.run(run(settings, listening), settings.loop)  # the server logs ``listening``
     except StartupError as error:
         if log_format == "json":  # standard error stays JSON lines, this one included
             get_logger("lumin.serve").error("startup_failed", error=str(error))

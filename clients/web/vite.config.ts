@@ -1,7 +1,8 @@
 /// <reference types="vitest/config" />
 import { defineConfig } from "vite";
 
-/** Vite builds the page into dist/ (served by `lumin serve --static clients/web/dist`);
+/** Vite builds the page into dist/ (which `lumin serve` serves from a checkout; setup.py packages
+ *  a build into the wheel and the sdist as lumin/web);
  *  Vitest runs the unit tests in tests/unit (the e2e tests are Playwright's, tests/e2e). */
 export default defineConfig({
   base: "./",

@@ -27,7 +27,16 @@ from clients.sdk import LuminClient, bot, human
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "docs" / "examples" / "frog_bot.py"
 #: What the wheel is built from: the packages pyproject.toml finds, as deploy/install.sh copies.
-SOURCES = ("pyproject.toml", "README.md", "engine", "protocol", "server", "clients", "lumin")
+SOURCES = (
+    "pyproject.toml",
+    "setup.py",
+    "README.md",
+    "engine",
+    "protocol",
+    "server",
+    "clients",
+    "lumin",
+)
 
 
 @attrs.frozen
@@ -40,9 +49,16 @@ class Install:
     home: Path
 
 
-def _run(*args: object, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+def _run(
+    *args: object, cwd: Path | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [str(a) for a in args], cwd=cwd, capture_output=True, text=True, env=_env(), timeout=300
+        [str(a) for a in args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env=_env() | (env or {}),
+        timeout=300,
     )
 
 
@@ -64,9 +80,14 @@ def install(tmp_path_factory: pytest.TempPathFactory) -> Install:
         else:
             shutil.copy2(path, source / name)
     assert not (source / "clients" / "web").exists()
+    # The browser client plays no part here (tests/packaging builds and plays the real one): a
+    # stand-in build spares Node.
+    client = base / "client"
+    client.mkdir()
+    (client / "index.html").write_text("<!doctype html><title>Lumin</title>")
     built = _run(
         sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation",
-        "-w", base / "dist", source,
+        "-w", base / "dist", source, env={"LUMIN_WEB_DIST": str(client)},
     )  # fmt: skip
     assert built.returncode == 0, built.stderr
     (wheel,) = (base / "dist").glob("lumin-*.whl")

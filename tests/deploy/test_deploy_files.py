@@ -164,18 +164,19 @@ def test_dockerfile_builds_the_client_then_runs_the_server_unprivileged() -> Non
     copies = [args.split() for word, args in server if word == "COPY"]
     local = [c for c in copies if not c[0].startswith("--from")]
     sources = {source for copy in local for source in copy[:-1]}
-    assert {"pyproject.toml", "README.md"} <= sources
+    assert {"pyproject.toml", "setup.py", "README.md"} <= sources
     assert {pattern.rstrip("*") for pattern in include} <= sources
     for source in sources:
         assert (ROOT / source).exists(), source
 
+    # The client built in the first stage goes into the package, which serves it by default.
     (web_copy,) = [c for c in copies if c[0] == "--from=web"]
     assert web_copy[1] == "/web/dist"
-    static = web_copy[2]
+    assert f'LUMIN_WEB_DIST={web_copy[2]} /opt/lumin/bin/pip install "/src[server]"' in runs
     env = " ".join(args for word, args in server if word == "ENV")
     cmd = json.loads(next(args for word, args in server if word == "CMD"))
     assert cmd[:2] == ["lumin", "serve"]
-    assert f"LUMIN_STATIC={static}" in env or static in cmd
+    assert "LUMIN_STATIC" not in env and "--static" not in cmd
     assert "LUMIN_HOST=0.0.0.0" in env or "0.0.0.0" in cmd
 
     (user,) = [args for word, args in server if word == "USER"]

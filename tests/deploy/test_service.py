@@ -118,7 +118,8 @@ def test_the_unit_writes_only_its_data_folder_with_no_privilege() -> None:
     # What install-service lays out under the prefix.
     assert exec_start(UNIT.read_text()) == [f"{PREFIX}/.venv/bin/lumin", "serve"]
     assert settings["WorkingDirectory"] == PREFIX
-    assert env["LUMIN_STATIC"] == f"{PREFIX}/web"
+    # The client is the one the installed package carries: no folder of its own to name.
+    assert "LUMIN_STATIC" not in env
 
 
 # --- make install-service ---------------------------------------------------------------------
@@ -130,11 +131,12 @@ PROBE = (
     "import importlib.util, sys; print([m for m in sys.argv[1:] if importlib.util.find_spec(m)])"
 )
 WHERE = "import server; print(server.__file__)"
+CLIENT = "from lumin import webclient; print(webclient.folder())"
 
 
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """``make install-service`` into a temporary prefix, copying a stand-in for the client's
+    """``make install-service`` into a temporary prefix, packaging a stand-in for the client's
     build (WEB_BUILD=no: the real target builds it with npm first)."""
     make = shutil.which("make")
     if make is None:
@@ -177,7 +179,17 @@ def test_install_service_puts_lumin_and_its_client_where_the_unit_looks(
         check=True,
     ).stdout.strip()
     assert Path(where).is_relative_to(installed / ".venv") and "site-packages" in where
-    assert (installed / "web" / "index.html").read_text() == "<title>Lumin, installed</title>"
+    client = subprocess.run(
+        [str(installed / ".venv" / "bin" / "python"), "-I", "-c", CLIENT],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+        check=True,
+    ).stdout.strip()
+    assert Path(client).is_relative_to(installed / ".venv"), "inside the installed package"
+    assert (Path(client) / "index.html").read_text() == "<title>Lumin, installed</title>"
+    assert not (installed / "web").exists(), "one way to serve it: the package's"
 
 
 def test_install_service_leaves_the_development_tools_out(installed: Path) -> None:
@@ -209,7 +221,8 @@ def test_the_unit_verifies_and_serves_from_an_installed_prefix(
     unit = render_unit(tmp_path, installed)
     done = verify(systemd_analyze, unit)
     assert (done.returncode, done.stdout + done.stderr) == (0, "")
-    # The installed lumin, with the unit's environment at this prefix, serves the copied client.
+    # The installed lumin, with the unit's environment at this prefix, serves the client its
+    # package carries.
     text = unit.read_text()
     env = {k: v for k, v in os.environ.items() if not k.startswith("LUMIN_")}
     env |= environment(text) | {"LUMIN_PORT": "0", "LUMIN_DATA": str(tmp_path / "data")}

@@ -1,0 +1,1 @@
+"""Lumin's distribution as a newcomer installs it."""
