@@ -158,13 +158,18 @@ def _module_level_imports(tree: ast.AST) -> Iterator[str]:
         yield from _module_level_imports(node)
 
 
-@pytest.mark.parametrize("module", ["lumin.cli", "lumin.admin", "lumin.errors", "lumin.netbot"])
+CLIENT_COMMANDS = ["lumin.cli", "lumin.admin", "lumin.errors", "lumin.netbot", "lumin.urls"]
+
+
+@pytest.mark.parametrize("module", [*CLIENT_COMMANDS, "lumin.server_option"])
 def test_the_client_commands_load_without_engine_or_server(module: str) -> None:
     tree = ast.parse(SOURCES[module].read_text())
     wrong = {m for m in _module_level_imports(tree) if m.split(".")[0] in ("engine", "server")}
     assert wrong == set()
     loaded = {m for m in _module_level_imports(tree) if m in SOURCES and m.startswith("lumin.")}
-    assert loaded <= {"lumin.admin", "lumin.errors"}, loaded
+    # Their own helpers: the server URL (lumin.urls, lumin.server_option), the admin commands
+    # and their errors, each of which imports only the standard library, attrs and click.
+    assert loaded <= {"lumin.admin", "lumin.errors", "lumin.server_option", "lumin.urls"}, loaded
 
 
 def _defined(tree: ast.Module) -> set[str]:
