@@ -30,6 +30,7 @@ __all__ = [
     "HexBoard",
     "HexFaction",
     "HexRoll",
+    "LogEntry",
     "NeonFlipCard",
     "NeonFlipPlayer",
     "NeonFlipView",
@@ -49,6 +50,13 @@ class Outcome(TypedDict):
     reason: str
     tiebreak: str | None
     details: dict[str, Any]
+
+
+#: One happening of a view's ``log`` (every game's: the recent happenings, oldest first, at most
+#: 12): always ``n`` (counting the game's happenings from 1; a new entry has a higher ``n``),
+#: ``seat`` (who acted; ``None`` for the table, -1 for Neon Flip's PROTO-ZERO) and ``what``
+#: (the kind of happening), then that kind's fields, as each game's rules page lists them.
+LogEntry = dict[str, Any]
 
 
 # --- Flip Over Frog ------------------------------------------------------------------------------
@@ -94,6 +102,7 @@ class FlipOverFrogView(TypedDict):
     players: list[FrogPlayer]
     colour: NotRequired[str]
     hand: NotRequired[list[FrogTile]]
+    log: list[LogEntry]
     outcome: NotRequired[Outcome]
 
 
@@ -148,6 +157,7 @@ class NeonHexView(TypedDict):
     last_roll: HexRoll | None
     win_hexes: int
     risk_odds: list[int]
+    log: list[LogEntry]
     outcome: NotRequired[Outcome]
 
 
@@ -210,6 +220,7 @@ class Flash8View(TypedDict):
     score: NotRequired[float]
     rank: NotRequired[Any]
     held: NotRequired[list[Flash8Held]]
+    log: list[LogEntry]
     outcome: NotRequired[Outcome]
 
 
@@ -267,6 +278,7 @@ class NeonFlipView(TypedDict):
     checkpoints: int
     threshold: int | None
     pending_cascade: dict[str, Any] | None
+    log: list[LogEntry]
     you: NotRequired[dict[str, Any] | None]
     clock: NotRequired[Any]
     proto_zero: NotRequired[dict[str, Any] | None]

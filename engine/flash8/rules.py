@@ -24,8 +24,9 @@ from engine.core import (
     SeatSpec,
     Viewer,
     outcome_to_wire,
+    replace,
 )
-from engine.flash8 import race, solo, views
+from engine.flash8 import movelog, race, solo, views
 from engine.flash8.messages import COMMANDS, EVENTS, Slid
 from engine.flash8.state import SoloState, State
 
@@ -136,10 +137,15 @@ class Flash8:
         return race.decide(state, seat, command, now, rng)
 
     def evolve(self, state: State, event: Event) -> State:
-        """Apply one event (pure)."""
-        if isinstance(state, SoloState):
-            return solo.evolve(state, event)
-        return race.evolve(state, event)
+        """Apply one event (pure), noting it in the move log (:mod:`engine.flash8.movelog`);
+        a slide, the most frequent, is never noted."""
+        after: State = (
+            solo.evolve(state, event) if isinstance(state, SoloState) else race.evolve(state, event)
+        )
+        if isinstance(event, Slid):
+            return after
+        log = movelog.noted(state, event)
+        return after if log is state.log else replace(after, log=log)
 
     def view(self, state: State, viewer: Viewer) -> dict[str, Any]:
         """See :func:`engine.flash8.views.race_view` and :func:`engine.flash8.views.solo_view`;

@@ -10,6 +10,7 @@ import attrs
 
 from engine.flash8.cards import CARDS, card_pattern
 from engine.flash8.messages import ClaimHeld, HintGiven
+from engine.movelog import Entry
 
 __all__ = ["GRID", "Claim", "Hold", "RaceState", "SoloState", "State", "Take", "side_of"]
 
@@ -97,6 +98,8 @@ class RaceState:
     credit_cap: float = 0.0
     holds: tuple[Hold | None, ...] = ()
     limit_passed: bool = False
+    #: The recent happenings (:mod:`engine.flash8.movelog`).
+    log: tuple[Entry, ...] = ()
 
     def pattern(self, card: int, seat: int) -> str:
         """Card ``card`` as ``seat`` must reproduce it (decisions 5)."""
@@ -146,6 +149,8 @@ class SoloState:
     last_hint: HintGiven | None = None
     ended_reason: str | None = None
     ended_at: float | None = None
+    #: The recent happenings (:mod:`engine.flash8.movelog`).
+    log: tuple[Entry, ...] = ()
 
     @property
     def players(self) -> int:

@@ -13,6 +13,7 @@ from engine.flash8.cards import CARDS, card_pattern
 from engine.flash8.messages import HintGiven
 from engine.flash8.solo import LINE_NAMES, LINES, line_colours, possible, rank_name
 from engine.flash8.state import RaceState, SoloState, side_of
+from engine.movelog import log_view
 
 __all__ = ["race_slide_patch", "race_view", "solo_slide_patch", "solo_view"]
 
@@ -31,7 +32,8 @@ def race_view(state: RaceState, viewer: int | None) -> dict[str, Any]:
     """Every tablet and stack top, stack sizes, lockouts, clocks and takes; cards below a top
     stay hidden (decisions 2, 4). Card patterns are drawn from the viewer's side (decisions 5),
     from the south for a spectator. A seat with a claim held has ``held`` (its own claims
-    only); no other view has the key, so a rival cannot tell a claim is held (decisions 17)."""
+    only); no other view has the key, so a rival cannot tell a claim is held (decisions 17).
+    The move log notes takes, late claims, ties and lockouts, never a held claim."""
     frame = 0 if viewer is None else side_of(state.players, viewer)
     stacks = []
     for index, pile in enumerate(state.stacks):
@@ -95,6 +97,7 @@ def race_view(state: RaceState, viewer: int | None) -> dict[str, Any]:
             }
             for t in state.takes
         ],
+        "log": log_view(state.log, viewer),
     }
     if viewer is not None:
         held = [
@@ -202,6 +205,7 @@ def solo_view(state: SoloState, viewer: int | None) -> dict[str, Any]:
         ],
         "score": score,
         "rank": rank_name(score),
+        "log": log_view(state.log, viewer),
     }
 
 

@@ -31,6 +31,7 @@ from engine.flip_over_frog.board import (
     SPACES,
     TILES,
     arrows_of,
+    colour_of,
     is_snake,
     targets,
 )
@@ -47,6 +48,7 @@ from engine.flip_over_frog.messages import (
     TurnPassed,
 )
 from engine.flip_over_frog.state import Stack, State, face_up_frog, frog_counts
+from engine.movelog import record
 
 __all__ = ["GAME", "HAND_SIZE", "FlipOverFrog", "flip", "flips_for", "frog_spaces", "snake_spaces"]
 
@@ -202,7 +204,53 @@ class FlipOverFrog:
     # -- evolve ---------------------------------------------------------------------------------
 
     def evolve(self, state: State, event: Event) -> State:
-        """Apply one event (pure)."""
+        """Apply one event (pure), noting it in the move log (the turn passing is not noted:
+        the view shows whose turn it is)."""
+        after = self._apply(state, event)
+        if isinstance(event, FrogPlaced):
+            return attrs.evolve(
+                after,
+                log=record(
+                    state.log,
+                    event.seat,
+                    "frog",
+                    {
+                        "tile": event.tile,
+                        "colour": colour_of(event.tile),
+                        "space": event.space,
+                        "flipped": event.flipped,
+                    },
+                ),
+            )
+        if isinstance(event, SnakePlayed):
+            return attrs.evolve(
+                after,
+                log=record(
+                    state.log,
+                    event.seat,
+                    "snake",
+                    {
+                        "tile": event.tile,
+                        "space": event.space,
+                        "frog": event.frog,
+                        "colour": colour_of(event.frog),
+                    },
+                ),
+            )
+        if isinstance(event, SnakeDiscarded):
+            return attrs.evolve(
+                after, log=record(state.log, event.seat, "discard", {"tile": event.tile})
+            )
+        if isinstance(event, TileDrawn):
+            # Everyone sees a tile taken from the stack; only the drawer sees which.
+            return attrs.evolve(
+                after, log=record(state.log, event.seat, "draw", private={"tile": event.tile})
+            )
+        if isinstance(event, GameEnded):
+            return attrs.evolve(after, log=record(state.log, None, "end", {"reason": event.reason}))
+        return after
+
+    def _apply(self, state: State, event: Event) -> State:
         if isinstance(event, FrogPlaced):
             board = list(state.board)
             for space in event.flipped:

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 import attrs
 
 from engine.flip_over_frog.board import COLOURS, colour_of, is_snake
+from engine.movelog import Entry
 
 __all__ = ["Stack", "State", "face_up_frog", "frog_counts", "top"]
 
@@ -20,7 +21,8 @@ Stack = tuple[tuple[str, bool], ...]
 
 @attrs.frozen
 class State:
-    """Everything on and around the table. ``stack`` is the draw pile, top first."""
+    """Everything on and around the table. ``stack`` is the draw pile, top first; ``log`` the
+    recent happenings (:mod:`engine.movelog`)."""
 
     colours: tuple[str, ...]
     hands: tuple[tuple[str, ...], ...]
@@ -30,6 +32,7 @@ class State:
     turn: int = 0
     plays: int = 0
     ended: str | None = None
+    log: tuple[Entry, ...] = ()
 
     @property
     def players(self) -> int:

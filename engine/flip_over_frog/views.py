@@ -9,6 +9,7 @@ from typing import Any
 from engine.core import Viewer
 from engine.flip_over_frog.board import face
 from engine.flip_over_frog.state import State, frog_counts, top
+from engine.movelog import log_view
 
 __all__ = ["view"]
 
@@ -16,7 +17,8 @@ __all__ = ["view"]
 def view(state: State, viewer: Viewer) -> dict[str, Any]:
     """The table as ``viewer`` sees it: the board (face-down tiles as plain backs), the
     discards, hand sizes and the stack's size for everyone; a seat's own hand and colour
-    for that seat only; every dealt colour once the game is over (decisions 1, 12). The rules
+    for that seat only; every dealt colour once the game is over (decisions 1, 12); the move
+    log (the tile a seat drew named to that seat alone). The rules
     add the outcome once the game is over."""
     over = state.ended is not None
     board: list[dict[str, Any]] = []
@@ -43,6 +45,7 @@ def view(state: State, viewer: Viewer) -> dict[str, Any]:
         "stack_size": len(state.stack),
         "frogs_face_up": frog_counts(state.board),
         "players": players,
+        "log": log_view(state.log, viewer),
     }
     if viewer is not None:
         view["colour"] = state.colours[viewer]

@@ -35,7 +35,7 @@ from engine.core import (
     Viewer,
     outcome_to_wire,
 )
-from engine.neon_flip import scoring, views
+from engine.neon_flip import movelog, scoring, views
 from engine.neon_flip.board import CELLS, PINK, block_cells, cell_of, flipped, slot_of
 from engine.neon_flip.cards import (
     CASCADE_LIMIT,
@@ -898,9 +898,12 @@ class NeonFlip:
 
     def evolve(self, state: State, event: Event) -> State:
         """Apply one event through :data:`_APPLY` (its type's function): pure and total over
-        the events ``decide`` emits; any other event changes nothing."""
+        the events ``decide`` emits; any other event changes nothing. Each is noted in the
+        move log (:mod:`engine.neon_flip.movelog`)."""
         apply = _APPLY.get(type(event))
-        return state if apply is None else apply(state, event)
+        after = state if apply is None else apply(state, event)
+        log = movelog.noted(state, event)
+        return after if log is state.log else attrs.evolve(after, log=log)
 
     # -- view -----------------------------------------------------------------------------------
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import attrs
 
+from engine.movelog import Entry
 from engine.neon_flip.board import PINK
 from engine.neon_flip.cards import PROTO_ZERO, Context
 
@@ -114,6 +115,8 @@ class State:
     first: int = 0
     #: PROTO-ZERO's level in solo: ``standard`` (decisions 16) or ``overclocked`` (16a).
     proto_zero: str = "standard"
+    #: The recent happenings (:mod:`engine.neon_flip.movelog`).
+    log: tuple[Entry, ...] = ()
 
     @property
     def seats(self) -> int:

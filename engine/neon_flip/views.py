@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.core import Viewer
+from engine.movelog import log_view
 from engine.neon_flip.board import COLOURS, PINK, slot_of
 from engine.neon_flip.cards import card_cost, cascade_choices, kind_of
 from engine.neon_flip.proto_zero import AI_BY_ID
@@ -27,7 +28,8 @@ __all__ = ["view"]
 
 def view(state: State, viewer: Viewer) -> dict[str, Any]:
     """What ``viewer`` sees (decisions 9): the board, locks, market, discards, Energy, VP
-    and drains of everyone; hands as counts; its own hand and objective. Objectives are
+    and drains of everyone; hands as counts; its own hand and objective; the move log (what
+    one seat alone saw, to that seat alone). Objectives are
     revealed once the game is over, when the rules add the outcome."""
     locks = [
         {"slot": slot_of(cell), "seat": seat}
@@ -74,6 +76,7 @@ def view(state: State, viewer: Viewer) -> dict[str, Any]:
         "checkpoints": state.checkpoints,
         "threshold": threshold(state) if state.overdrive else None,
         "pending_cascade": None,
+        "log": log_view(state.log, viewer),
     }
     if state.pending is not None:
         pending = state.pending

@@ -30,6 +30,7 @@ from engine.core import (
     Viewer,
     outcome_to_wire,
 )
+from engine.movelog import Entry, record
 from engine.neon_hex import views
 from engine.neon_hex.board import NEIGHBOURS, SIZE, corner_hex, corners_for
 from engine.neon_hex.messages import (
@@ -276,7 +277,11 @@ class NeonHex:
     # -- evolve ---------------------------------------------------------------------------------
 
     def evolve(self, state: State, event: Event) -> State:
-        """Apply one event; pure and total."""
+        """Apply one event; pure and total. Each event is noted in the move log (nothing in
+        Neon Hex is hidden, so every viewer's log is the same)."""
+        return attrs.evolve(self._apply(state, event), log=_noted(state.log, event))
+
+    def _apply(self, state: State, event: Event) -> State:
         if isinstance(event, TurnStarted):
             return attrs.evolve(
                 state,
@@ -369,6 +374,34 @@ class NeonHex:
             reason=state.ended,
             details={"turns": state.turn, "rounds": (state.turn - 1) // state.players + 1},
         )
+
+
+def _noted(log: tuple[Entry, ...], event: Event) -> tuple[Entry, ...]:
+    """The move log with ``event`` noted: a turn's start and income, a Safe claim, a Risk roll
+    and its result, a turn's end and why, the game's end."""
+    if isinstance(event, TurnStarted):
+        return record(log, event.seat, "turn", {"turn": event.turn, "income": event.income})
+    if isinstance(event, Expanded):
+        return record(log, event.seat, "safe", {"target": event.target, "cost": event.cost})
+    if isinstance(event, RiskRolled):
+        return record(
+            log,
+            event.seat,
+            "risk",
+            {
+                "target": event.target,
+                "dice": event.dice,
+                "success": event.success,
+                "claimed": event.claimed,
+                "cost": event.cost,
+                "refund": event.refund,
+            },
+        )
+    if isinstance(event, TurnEnded):
+        return record(log, event.seat, "end_turn", {"reason": event.reason})
+    if isinstance(event, GameEnded):
+        return record(log, None, "end", {"reason": event.reason})
+    return log
 
 
 GAME = NeonHex()

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import attrs
 
+from engine.movelog import Entry
+
 __all__ = [
     "COLOURS",
     "NEUTRAL",
@@ -66,7 +68,8 @@ class State:
     ``current`` is the faction whose turn runs (its income for this turn already paid);
     ``turn`` counts turns over all factions from 1; ``claimed`` says whether the current turn
     has claimed a hex; ``quiet`` counts the finished turns in a row that claimed nothing.
-    ``last_roll`` is the latest Risk roll as ``(seat, target, die, die, success)``.
+    ``last_roll`` is the latest Risk roll as ``(seat, target, die, die, success)``; ``log``
+    the recent happenings (:mod:`engine.movelog`).
     """
 
     factions: tuple[Faction, ...]
@@ -77,6 +80,7 @@ class State:
     quiet: int = 0
     last_roll: tuple[int, ...] | None = None
     ended: str | None = None
+    log: tuple[Entry, ...] = ()
 
     @property
     def players(self) -> int:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.core import Viewer
+from engine.movelog import log_view
 from engine.neon_hex.board import HEXES, corner_hex
 from engine.neon_hex.state import NEUTRAL, RISK_ODDS, WIN_HEXES, State, income
 
@@ -14,8 +15,8 @@ __all__ = ["view"]
 
 
 def view(state: State, viewer: Viewer) -> dict[str, Any]:
-    """The whole table (nothing is hidden in Neon Hex), plus who is looking; the rules add the
-    outcome once the game is over."""
+    """The whole table (nothing is hidden in Neon Hex) with its move log, plus who is looking;
+    the rules add the outcome once the game is over."""
     counts = [state.hexes(seat) for seat in range(state.players)]
     view: dict[str, Any] = {
         "game": "neon_hex",
@@ -43,6 +44,7 @@ def view(state: State, viewer: Viewer) -> dict[str, Any]:
         "last_roll": None,
         "win_hexes": WIN_HEXES,
         "risk_odds": list(RISK_ODDS),
+        "log": log_view(state.log, viewer),
     }
     if state.last_roll is not None:
         seat, target, first, second, success = state.last_roll

@@ -12,11 +12,24 @@ from engine.flip_over_frog.board import COLOURS, TILES, is_snake
 from engine.flip_over_frog.messages import DiscardSnake, PlayTile
 from engine.flip_over_frog.state import State
 from tests.contract.spec import ContractSpec
+from tests.engine.movelog_checks import blur_private
+
+
+def seen(state: State) -> set[str]:
+    """Tiles the move log names to everyone: each was face up when played, and anyone may
+    remember what lies under a back (decisions 12)."""
+    return {
+        value
+        for entry in state.log
+        for key, value in entry.public
+        if key in ("tile", "frog") and isinstance(value, str)
+    }
 
 
 def perturb(state: State, viewer: Viewer, rng: random.Random) -> State:
     """Re-deal other players' colours (while the game runs), other hands and the stack
-    together, and shuffle which tile lies under each face-down back."""
+    together, shuffle which tile lies under each face-down back the log does not name, and
+    blur what only another seat saw in the move log (the tile it drew)."""
     colours = list(state.colours)
     if state.ended is None:
         others = [s for s in range(state.players) if s != viewer]
@@ -34,11 +47,12 @@ def perturb(state: State, viewer: Viewer, rng: random.Random) -> State:
         if seat != viewer:
             size = len(hands[seat])
             hands[seat], hidden = tuple(hidden[:size]), hidden[size:]
+    remembered = seen(state)
     backs = [
         (space, depth)
         for space, stack in enumerate(state.board)
-        for depth, (_, up) in enumerate(stack)
-        if not up
+        for depth, (tile, up) in enumerate(stack)
+        if not up and tile not in remembered
     ]
     tiles = [state.board[space][depth][0] for space, depth in backs]
     rng.shuffle(tiles)
@@ -47,6 +61,7 @@ def perturb(state: State, viewer: Viewer, rng: random.Random) -> State:
         board[space][depth] = (tile, False)
     return attrs.evolve(
         state,
+        log=blur_private(state.log, viewer, rng),
         colours=tuple(colours),
         hands=tuple(hands),
         stack=tuple(hidden),
@@ -55,8 +70,9 @@ def perturb(state: State, viewer: Viewer, rng: random.Random) -> State:
 
 
 def secrets(state: State, viewer: Viewer) -> set[object]:
-    """Ids of every tile the viewer cannot see: other hands, the stack, every face-down tile."""
-    visible = set(state.discards)
+    """Ids of every tile the viewer cannot see: other hands, the stack, every face-down tile
+    the move log does not name."""
+    visible = set(state.discards) | seen(state)
     if viewer is not None:
         visible.update(state.hands[viewer])
     for stack in state.board:

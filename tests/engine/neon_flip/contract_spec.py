@@ -23,6 +23,7 @@ from engine.neon_flip.messages import (
 from engine.neon_flip.scoring import OBJECTIVES
 from engine.neon_flip.state import State, locked_cells
 from tests.contract.spec import ContractSpec
+from tests.engine.movelog_checks import blur_private
 
 ROOMS: list[tuple[dict[str, object], int]] = [
     ({"rounds": 1}, 2),
@@ -39,7 +40,8 @@ ROOMS: list[tuple[dict[str, object], int]] = [
 
 def perturb(state: State, viewer: Viewer, rng: random.Random) -> State | None:
     """Re-deal every hand the viewer cannot see together with the draw pile, swap the hidden
-    objectives (kept or offered) with the objective deck, and reshuffle PROTO-ZERO's deck."""
+    objectives (kept or offered) with the objective deck, reshuffle PROTO-ZERO's deck, and blur
+    what only another seat saw in the move log (its objective, the card it drew)."""
     if state.phase == "over":
         return None
     others = [seat for seat in range(state.seats) if seat != viewer]
@@ -74,6 +76,7 @@ def perturb(state: State, viewer: Viewer, rng: random.Random) -> State | None:
         draw=tuple(cards),
         objective_deck=tuple(objectives),
         ai_deck=tuple(ai_deck),
+        log=blur_private(state.log, viewer, rng),
     )
 
 

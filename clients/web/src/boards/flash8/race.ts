@@ -24,6 +24,7 @@ import { describePattern, raceCard } from "./cards";
 import { clock, CommandQueue, elapsed, fill, glued, h, ordinal, tenths } from "./dom";
 import { legend } from "./electrons";
 import { Legal } from "./legal";
+import { logOf, logPanel, seatNamer, showLog } from "../movelog";
 import { Countdown, directionOf, Keys, seatName, Toasts } from "./parts";
 import { TabletView } from "./tablet";
 import type { RaceCardReport, RacePlayerReport, RaceView, SeatView } from "./view";
@@ -53,6 +54,7 @@ const REASONS: Record<string, string> = {
 export class RaceBoard {
   readonly element: HTMLElement;
   private readonly context: BoardContext;
+  private readonly moveLog = logPanel("f8-log");
   private readonly queue: CommandQueue;
   private readonly keys: Keys | null;
   private readonly countdown: Countdown;
@@ -129,7 +131,7 @@ export class RaceBoard {
       { class: "f8-race" },
       h("header", { class: "f8-status" }, h("span", { class: "f8-title", text: "FLASH 8" }), this.phaseText, this.clockText, this.frameText),
       this.report,
-      h("div", { class: "f8-table" }, this.stacks, this.mine, h("div", { class: "f8-side" }, this.others, this.scores, help)),
+      h("div", { class: "f8-table" }, this.stacks, this.mine, h("div", { class: "f8-side" }, this.others, this.scores, this.moveLog.panel, help)),
       this.countdown.element,
       this.toasts.element,
     );
@@ -153,6 +155,7 @@ export class RaceBoard {
     this.drawMine(view);
     this.drawScores(view, before);
     this.drawReport(view);
+    showLog(this.moveLog.list, "flash8", logOf(view), { seat: seatNamer(this.context) });
     this.memory = remember(view);
     this.tick(!before);
   }

@@ -21,6 +21,7 @@ import { clock, CommandQueue, glued, h, tenths } from "./dom";
 import { touchScreen } from "../../app/dom";
 import { COLOUR_NAMES, legend, shapeIcon } from "./electrons";
 import { Legal } from "./legal";
+import { logOf, logPanel, seatNamer, showLog } from "../movelog";
 import { Countdown, directionOf, Keys, Toasts } from "./parts";
 import { TabletView } from "./tablet";
 import type { HighScore, LineView, Shape, SoloView } from "./view";
@@ -67,6 +68,7 @@ export const loadHighScores: HighScoreLoader = async () => {
 export class SoloBoard {
   readonly element: HTMLElement;
   private readonly context: BoardContext;
+  private readonly moveLog = logPanel("f8-log");
   private readonly loader: HighScoreLoader;
   private readonly queue: CommandQueue;
   private readonly keys: Keys | null;
@@ -140,6 +142,7 @@ export class SoloBoard {
       { class: "f8-solo-side" },
       this.reserve,
       h("div", { class: "f8-mine" }, this.tablet.element, h("div", { class: "f8-controls" }, this.hintButton), this.hintText, help),
+      this.moveLog.panel,
     );
     this.element = h(
       "div",
@@ -174,6 +177,7 @@ export class SoloBoard {
     this.drawReserve(view, before);
     this.drawTablet(view);
     this.drawResult(view);
+    showLog(this.moveLog.list, "flash8", logOf(view), { seat: seatNamer(this.context) });
     this.memory = remember(view);
     this.tick(!before);
   }

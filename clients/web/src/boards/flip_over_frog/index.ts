@@ -20,6 +20,7 @@
 import "./frog.css";
 
 import { h, replace, touchScreen } from "../../app/dom";
+import { logOf, logPanel, seatNamer, showLog } from "../movelog";
 import { expandOptions, type Option } from "../../protocol/legal";
 import { typingInto } from "../keys";
 import type { Board, BoardContext, BoardFactory, LegalEntry } from "../types";
@@ -93,6 +94,8 @@ const createBoard: BoardFactory = (root: HTMLElement, context: BoardContext): Bo
   const pile = h("div.fof-pile");
   const discards = h("div.fof-discards", { "aria-label": "Discards" });
   const reveal = h("div.fof-reveal", { "data-testid": "fof-reveal", hidden: true });
+  const moveLog = logPanel("fof-log");
+  const namer = { seat: seatNamer(context) };
 
   root.append(
     h(
@@ -106,6 +109,7 @@ const createBoard: BoardFactory = (root: HTMLElement, context: BoardContext): Bo
         h("section", null, h("h4", null, "Players"), players),
         h("section", null, h("h4", null, "Face-up frogs"), counts),
         h("section", null, h("h4", null, "Stack and discards"), pile, discards),
+        moveLog.panel,
       ),
     ),
   );
@@ -362,6 +366,7 @@ const createBoard: BoardFactory = (root: HTMLElement, context: BoardContext): Bo
       drawHand();
       drawInfo();
       drawReveal();
+      showLog(moveLog.list, "flip_over_frog", logOf(view), namer);
       if (previous && changes) {
         if (changes.struck.size) context.sound("claim");
         else if (changes.flipped.size) context.sound("flip");

@@ -20,6 +20,7 @@ import "./neon_flip.css";
 import { h, replace, svg, touchScreen } from "../../app/dom";
 import { expandOptions, type Option } from "../../protocol/legal";
 import { typingInto } from "../keys";
+import { logOf, logPanel, seatNamer, showLog } from "../movelog";
 import type { Board, BoardContext, BoardFactory, LegalEntry } from "../types";
 import { actionOf, confirmOnly, costOf, edgeLabel, nextSteps, previewOf, type Side, type Step, type Target, targetKey } from "./actions";
 import {
@@ -96,6 +97,8 @@ export function makeBoard(root: HTMLElement, context: BoardContext, settings: Bo
   const players = h("ol.nf-players", { "aria-label": "Players and the VP track", "data-testid": "nf-players" });
   const proto = h("section.nf-proto", { hidden: true, "data-testid": "nf-proto" });
   const tally = h("section.nf-tally", { hidden: true, "data-testid": "nf-tally" });
+  const moveLog = logPanel("nf-log");
+  const logNamer = { seat: seatNamer(context) };
   const piles = h("p.nf-piles");
 
   const tiles: HTMLButtonElement[] = [];
@@ -157,6 +160,7 @@ export function makeBoard(root: HTMLElement, context: BoardContext, settings: Bo
         h("section.nf-market-box", null, h("h4", null, "Market"), market, piles),
         proto,
         h("section.nf-players-box", null, h("h4", null, "Players · VP track"), players),
+        moveLog.panel,
       ),
     ),
   );
@@ -391,6 +395,7 @@ export function makeBoard(root: HTMLElement, context: BoardContext, settings: Bo
     drawProto();
     drawTally();
     drawClock();
+    showLog(moveLog.list, "neon_flip", logOf(shown), logNamer);
     if (had !== null && !element.contains(document.activeElement)) restoreFocus(had);
   }
 

@@ -19,6 +19,7 @@ import "./neon_hex.css";
 import { h, replace, svg, touchScreen } from "../../app/dom";
 import type { Option } from "../../protocol/legal";
 import { typingInto } from "../keys";
+import { logOf, showLog } from "../movelog";
 import type { Board, BoardContext, BoardFactory, LegalEntry } from "../types";
 import { claimedCount, diff, type Step } from "./changes";
 import { dieElement, setFace, spin } from "./dice";
@@ -86,7 +87,6 @@ export function makeBoard(root: HTMLElement, context: BoardContext, timing: Timi
   let wasMine = false;
   let destroyed = false;
   let steps = 0;
-  const log: HTMLElement[] = [];
 
   // --- the page -------------------------------------------------------------------------------
   const frame = h("div.nh-frame");
@@ -100,7 +100,7 @@ export function makeBoard(root: HTMLElement, context: BoardContext, timing: Timi
   const banner = h("div.nh-banner", { "data-testid": "nh-banner" });
   const actions = h("section.nh-actions", { "aria-label": "Your move", "data-testid": "nh-actions" });
   const factions = h("ol.nh-factions", { "aria-label": "Factions", "data-testid": "nh-factions" });
-  const logList = h("ol.nh-log", { "aria-label": "What happened", "data-testid": "nh-log" });
+  const logList = h("ol.nh-log.move-log", { "aria-label": "What happened", "data-testid": "nh-log" });
   const layout = h(
     "div.nh-layout",
     null,
@@ -112,7 +112,7 @@ export function makeBoard(root: HTMLElement, context: BoardContext, timing: Timi
       banner,
       actions,
       h("section.nh-panel", null, h("h4", null, "Factions"), factions),
-      h("section.nh-panel", null, h("h4", null, "Log"), logList),
+      h("section.nh-panel", null, h("h4", null, "What happened"), logList),
     ),
   );
 
@@ -123,12 +123,6 @@ export function makeBoard(root: HTMLElement, context: BoardContext, timing: Timi
   const animating = () => queue.length > 0 || rolling !== null;
   const mine = () => !context.readOnly && context.seat !== null && shown !== null && !shown.outcome && shown.current === context.seat && offers.count > 0;
   const interactive = () => mine() && !animating() && !busy;
-
-  function addLog(text: string, kind: string, seat: number | null): void {
-    log.unshift(h(`li${kind ? `.${kind}` : ""}`, { "data-seat": seat ?? undefined }, text));
-    log.splice(12);
-    replace(logList, log);
-  }
 
   function setHint(text: string): void {
     hint.textContent = text;
@@ -393,28 +387,7 @@ export function makeBoard(root: HTMLElement, context: BoardContext, timing: Timi
   }
 
   // --- playing changes out in order -----------------------------------------------------------
-  function describe(step: Step, before: NeonHexView, after: NeonHexView): void {
-    if (step.roll) {
-      const r = step.roll;
-      const dice = `${r.dice.join(" + ")} = ${r.total}`;
-      if (r.success) {
-        const n = step.claims.get(r.seat)?.length ?? 1;
-        addLog(`${who(r.seat)} rolled ${dice}: breakthrough on ${hexName(r.target)}, ${n} hex${n === 1 ? "" : "es"} claimed, 1 ⚡ back.`, "good", r.seat);
-      } else addLog(`${who(r.seat)} rolled ${dice}: the Risk on ${hexName(r.target)} failed, 2 ⚡ spent.`, "bad", r.seat);
-    }
-    for (const [seat, hexes] of step.claims) {
-      if (step.roll && step.roll.seat === seat) continue;
-      addLog(`${who(seat)} claimed ${hexes.map(hexName).join(", ")} (Safe).`, "", seat);
-    }
-    if (step.over) addLog("The game is over.", "end", null);
-    else if (step.turnChanged && after.current !== null) {
-      const gain = (after.factions[after.current]?.energy ?? 0) - (before.factions[after.current]?.energy ?? 0);
-      addLog(`Turn ${after.turn}: ${who(after.current)} to play${gain > 0 ? `, +${gain} ⚡` : ""}.`, "turn", after.current);
-    }
-  }
-
   function apply(next: Frame, step: Step | null): void {
-    const before = shown;
     steps += 1;
     element.dataset.steps = String(steps); // how many views have been shown (for tests)
     shown = next.view;
@@ -426,7 +399,7 @@ export function makeBoard(root: HTMLElement, context: BoardContext, timing: Timi
     }
     if (picking && !(selected !== null && offers.targets.get(selected)?.risk?.choose)) picking = false;
     pointedPair = null;
-    if (step && before) describe(step, before, next.view);
+    showLog(logList, "neon_hex", logOf(next.view), { seat: who, hex: hexName });
     if (!step && shown.last_roll) showRoll(shown.last_roll, false);
     draw();
   }
