@@ -18,9 +18,9 @@ under the cluster's prefix (``lumin:`` by default):
   since pub/sub may drop a message; then each node also writes its own entries again and
   removes those of nodes that left the registry.
 - channels ``relay:<id>`` (frames of rooms other nodes play, for this node's spectators:
-  :mod:`server.relay`) and ``control:<id>`` (requests of other nodes: ``watch``, ``unwatch``,
-  ``lost``, and a draining node's ``take``, answered ``taken`` or ``refused``; questions
-  :meth:`Cluster.ask` sends, answered by :attr:`Cluster.answering` or, by their ``kind``,
+  :mod:`server.relay`) and ``control:<id>`` (requests of other nodes: ``watch``, ``keep``,
+  ``unwatch``, ``lost``, and a draining node's ``take``, answered ``taken`` or ``refused``;
+  questions :meth:`Cluster.ask` sends, answered by :attr:`Cluster.answering` or, by their ``kind``,
   one of :attr:`Cluster.answerers`; and :meth:`Cluster.notify`'s notices, for
   :attr:`Cluster.noticed`).
 - channel ``control``: what every node must hear (:meth:`Cluster.broadcast`, for
@@ -159,7 +159,7 @@ class Cluster:
             lambda rooms, removed: None
         )
         #: Told each frame another node relays here (:mod:`server.relay`), and each control
-        #: request (``watch``, ``unwatch``, ``lost``) another node sends.
+        #: request (``watch``, ``keep``, ``unwatch``, ``lost``) another node sends.
         self.relayed: Callable[[str, bytes], None] = lambda room, frame: None
         self.controlled: Callable[[str, str, str], None] = lambda kind, room, node: None
         #: Called after each heartbeat.
@@ -454,8 +454,8 @@ class Cluster:
                 log.warning("cluster_relay_not_sent", frames=len(batch), error=repr(error))
 
     async def control(self, node: str, kind: str, room: str) -> None:
-        """Ask ``node`` to ``watch`` or ``unwatch`` ``room`` for this node, or tell it the
-        room it relays was ``lost`` here."""
+        """Ask ``node`` to ``watch``, ``keep`` or ``unwatch`` ``room`` for this node, or tell it
+        the room it relays was ``lost`` here."""
         with contextlib.suppress(RedisError, OSError):
             await self.redis.publish(
                 self._key("control", node), msgpack.packb([kind, room, self.node])
