@@ -407,7 +407,7 @@ class Hub:
             return self.room(room_id)
         owner = await self.owner_of(room_id)
         if owner is not None and owner != self.ownership.node:
-            url = self.cluster.url_of(owner) if self.cluster is not None else None
+            url = await self.cluster.live_url(owner) if self.cluster is not None else None
             if url is not None and watcher is not None and self.cluster is not None:
                 row = await self.store.get_room(room_id)
                 if row is not None and all(seat.get("user") != watcher for seat in row.seats):
@@ -446,7 +446,8 @@ class Hub:
             raise
 
     async def owner_url(self, room_id: str) -> str | None:
-        """The public URL of the other node that plays ``room_id`` now, if it can be named."""
+        """The public URL of the other node that plays ``room_id`` now, if it can be named (a
+        node whose heartbeat lapsed cannot: :meth:`Cluster.live_url`)."""
         if self.ownership is None or self.cluster is None:
             return None
         try:
@@ -455,7 +456,7 @@ class Hub:
             return None
         if owner is None or owner == self.ownership.node:
             return None
-        return self.cluster.url_of(owner)
+        return await self.cluster.live_url(owner)
 
     async def take(self, room_id: str) -> Room | None:
         """Claim a room nobody owns and rebuild it here (a lapsed lease's room, asked for by

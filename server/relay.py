@@ -197,14 +197,15 @@ class RemoteRoom:
         if not self.peers:
             self.relays.forget(self)
 
-    def _elsewhere(self) -> Moved | Refused:
-        url = self.relays.hub.cluster.url_of(self.owner) if self.relays.hub.cluster else None
+    async def _elsewhere(self) -> Moved | Refused:
+        cluster = self.relays.hub.cluster
+        url = await cluster.live_url(self.owner) if cluster is not None else None
         if url is None:
             return Refused(ErrorCode.TRY_AGAIN, f"Room {self.id} is changing node; try again.")
         return Moved(self.id, url)
 
     async def chat(self, peer: Peer, text: str) -> None:
-        raise self._elsewhere()
+        raise await self._elsewhere()
 
     async def ready(self, peer: Peer, ready: bool) -> None:
         raise Refused(ErrorCode.NOT_SEATED, "Spectators cannot get ready; join a seat to play.")
