@@ -709,6 +709,8 @@ class Room:
         self._deal()
         self.meta["bots_at_start"] = sum(seat.kind == "bot" for seat in self.seats)
         await self._stored(self._update(status="playing", started=self.started, meta=self.meta))
+        if self.closed:  # halted while the start committed: its next owner deals and plays it
+            return
         for other, viewer in self.peers.items():
             self._send_snapshot(other, viewer)
         self._changed()
@@ -864,6 +866,8 @@ class Room:
         outcome = self.game.outcome(self.state)
         if outcome is not None and self.status == "playing":
             self._finish()
+            return
+        if self.closed:  # halted while this step committed: the next owner arms its own
             return
         self._arm()
         self.hub.bots.poke(self)
