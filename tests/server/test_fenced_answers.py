@@ -112,7 +112,7 @@ async def test_an_act_whose_commit_was_under_way_when_the_room_moved_is_answered
     gate.set()  # and the act's append arrives, under the old epoch
     answer = await asyncio.wait_for(acting, 15)
     assert answer.TYPE == "accepted", answer  # sent on to node B, which took it
-    assert ada.url == url(b)
+    assert ada.url == ada.answered_on == url(b), "the client says which node accepted it"
     records = await b.store.get_records(room)
     assert any(record.seat == 0 for record in records), "the accepted command is in the log"
     await ada.close()
