@@ -504,6 +504,17 @@ class Cluster:
                 self._key("control", node), msgpack.packb([kind, room, self.node])
             )
 
+    async def control_all(self, requests: Iterable[tuple[str, str, str]]) -> None:
+        """:meth:`control` for each ``(node, kind, room)`` of ``requests``, in one round trip."""
+        batch = list(requests)
+        if not batch:
+            return
+        with contextlib.suppress(RedisError, OSError):
+            async with self.redis.pipeline(transaction=False) as pipe:
+                for node, kind, room in batch:
+                    pipe.publish(self._key("control", node), msgpack.packb([kind, room, self.node]))
+                await pipe.execute()
+
     def _on_relay(self, message: Mapping[str, Any]) -> None:
         try:
             room, frame = msgpack.unpackb(message["data"])

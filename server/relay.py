@@ -405,11 +405,13 @@ class Relays:
                 room = self.hub.rooms.get(room_id)
                 if room is not None:
                     room.detach(relay)
+        renewals = []
         for remote in list(self.remote.values()):
             await self._recheck(remote)
             if self.remote.get(remote.id) is remote and remote.owner in cluster.nodes:
                 kind = "keep" if remote.copy is not None else "watch"
-                await cluster.control(remote.owner, kind, remote.id)
+                renewals.append((remote.owner, kind, remote.id))
+        await cluster.control_all(renewals)
 
     async def _recheck(self, remote: RemoteRoom) -> None:
         """Ask the room's owner now for its frames if it is not the one this node asked."""
