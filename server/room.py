@@ -271,6 +271,8 @@ class Room:
         self._task: asyncio.Task[None] | None = None
         #: Whether the room's task is running a request (or a batch of acts) now.
         self._delivering = False
+        #: What a request gets once the room no longer runs here (see :meth:`submit`).
+        self._refusal = Refused(ErrorCode.NO_SUCH_ROOM, f"Room {self.id} is closed.")
         #: The log context bound in the room's task for the request it runs (see _acting).
         self._asker: dict[str, Any] | None = None
         self._timer: asyncio.TimerHandle | None = None
@@ -333,14 +335,14 @@ class Room:
                 told = self.closed
                 if not told:
                     log.info("room_let_go", room=self.id, epoch=self.lease_epoch)
-                    self.halt()
+                    self.halt(moving=True)
                 elsewhere = await self.elsewhere()
                 bots = {id(future) for act, future in delivery.acts if act.peer is None}
                 for future in delivery.answers:
                     if not future.done():
                         future.set_exception(_left() if id(future) in bots else elsewhere)
                 if not told:
-                    self.send_on(elsewhere.url if isinstance(elsewhere, Moved) else None)
+                    await self.move_on()
                 return
             except Exception as error:  # an engine or server bug stays in this room
                 log.exception("room_failure")
@@ -378,9 +380,10 @@ class Room:
 
     def submit(self, work: Work) -> asyncio.Future[Any]:
         """Queue ``work`` as :meth:`call` does, without waiting: the future gets its answer.
-        Raises :class:`Refused` (``no_such_room``) when the room is closed."""
+        Raises :class:`Refused` when the room no longer runs here: ``no_such_room`` once it
+        closed, ``shutting_down`` or ``try_again`` while it stops or moves (:meth:`halt`)."""
         if self.closed:
-            raise Refused(ErrorCode.NO_SUCH_ROOM, f"Room {self.id} is closed.")
+            raise self._refusal
         if not isinstance(work, QueuedAct):
             work = _Request(work, _asker())
         return self._mailbox.put(work)
@@ -1124,26 +1127,42 @@ class Room:
 
     def let_go(self) -> None:
         """Another node owns this room now (its lease was lost, or an append was fenced):
-        stop its timer and bots, answer what is queued, tell its clients to reconnect
+        stop its timer and bots, answer what is queued ``moved`` to the new owner (in the
+        background: :meth:`move_on`), tell its clients to reconnect there
         (:meth:`Peer.room_moved`) and forget it here. Nothing is written: the log is the new
         owner's."""
         if self.closed:
             return
         log.info("room_let_go", room=self.id, epoch=self.lease_epoch)
-        self.halt()
-        self.send_on()
+        self.halt(moving=True)
+        self.hub.spawn(self.move_on())
 
-    def halt(self) -> None:
-        """Stop playing here: timer and bots stopped, what is queued refused (the room is
-        moving to another node), nothing more run. Its connections stay attached until
-        :meth:`send_on`."""
+    async def move_on(self) -> None:
+        """For a room that moved to another node: answer each request still queued as one
+        under way is (:meth:`elsewhere`; a bot's command is refused), then send the room's
+        connections on there."""
+        elsewhere = await self.elsewhere()
+        self._mailbox.fail_all(
+            lambda work: _left() if isinstance(work, QueuedAct) and work.peer is None else elsewhere
+        )
+        self.send_on(elsewhere.url if isinstance(elsewhere, Moved) else None)
+
+    def halt(self, moving: bool = False) -> None:
+        """Stop playing here: timer and bots stopped, nothing more run; what is queued is
+        refused (``shutting_down``) unless the room is ``moving`` to another node (then
+        :meth:`move_on` answers it), and so is what comes later (``try_again`` while it
+        moves). Its connections stay attached until :meth:`send_on`."""
         self.closed = True
         if self._timer is not None:
             self._timer.cancel()
         self.hub.bots.stop_room(self)
-        self._mailbox.refuse_all(
-            ErrorCode.SHUTTING_DOWN, f"Room {self.id} moved to another server; reconnect."
-        )
+        if moving:
+            self._refusal = Refused(
+                ErrorCode.TRY_AGAIN, f"Room {self.id} is moving to another server; try again."
+            )
+        else:
+            self._refusal = Refused(ErrorCode.SHUTTING_DOWN, "The server is shutting down.")
+            self._mailbox.refuse_all(ErrorCode.SHUTTING_DOWN, "The server is shutting down.")
         if (
             self._task is not None
             and self._task is not asyncio.current_task()

@@ -11,6 +11,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
+import msgpack
 import pytest
 
 from clients.sdk import LuminClient, bot, human
@@ -138,3 +139,49 @@ async def test_a_rematch_is_made_only_where_the_finished_room_is_owned(nodes) ->
     await until(lambda: not any(r.status == "waiting" for r in a.hub.rooms.values()))
     await raw.socket.close()
     await ada.close()
+
+
+async def test_requests_queued_in_a_room_that_moves_are_answered_moved(nodes) -> None:
+    a, b = await nodes("node-a"), await nodes("node-b")
+    await known_to_each_other(a, b)
+    ada = await Raw.open(a, [6])
+    created = await ada.request(
+        {"type": "create_room", "game": "flip_over_frog", "seats": [{}, {}, {}], "sit": 0}
+    )
+    room = created["room"]
+    bea, cy = await Raw.open(a, [6]), await Raw.open(a, [6])
+    assert (await bea.request({"type": "join_seat", "room": room, "seat": 1}))["type"] == "ok"
+    # Cy's seat is being written when node A pauses; Bea's ready waits behind it.
+    gate, held = asyncio.Event(), asyncio.Event()
+    update_room = a.hub.store.update_room
+
+    def paused_update(room_id: str, epoch: int | None = None, **fields: Any) -> Any:
+        done = asyncio.get_running_loop().create_future()
+
+        async def later() -> None:
+            held.set()
+            await gate.wait()
+            try:
+                await update_room(room_id, epoch=epoch, **fields)
+            except Exception as error:
+                done.set_exception(error)
+            else:
+                done.set_result(None)
+
+        a.hub.spawn(later())
+        return done
+
+    a.hub.store.update_room = paused_update  # type: ignore[method-assign]
+    await cy.socket.send(msgpack.packb({"type": "join_seat", "room": room, "seat": 2, "id": 5}))
+    await asyncio.wait_for(held.wait(), 5)
+    ready = {"type": "ready", "room": room, "ready": True, "id": 6}
+    await bea.socket.send(msgpack.packb(ready))
+    await until(lambda: a.hub.rooms[room]._mailbox._queue.qsize() == 1)
+    await taken_by(a, b, room)
+    await a.hub.ownership.round()  # A wakes: its renewal finds the lease gone, it lets go
+    gate.set()
+    for client, ref in ((bea, 6), (cy, 5)):
+        answer = await client.answer(ref)
+        assert (answer["type"], answer.get("url")) == ("moved", url(b)), answer
+    for client in (ada, bea, cy):
+        await client.socket.close()
