@@ -604,7 +604,9 @@ async def play(
             continue
         if isinstance(answer, CommandAccepted):
             book.sent.append(Sent(room, node, at, "accepted"))
-            book.acks.append(Ack(room, answer.seq, seat, command, node, time.time()))
+            # The node that accepted it: the one it was sent to, or the one ``moved`` named.
+            answered = node_of(client.answered_on)
+            book.acks.append(Ack(room, answer.seq, seat, command, answered, time.time()))
             decided = False
             continue
         book.sent.append(Sent(room, node, at, answer.code))

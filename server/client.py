@@ -29,8 +29,9 @@ from protocol.versions import MOVED_VERSION
 from server.accounts import MAX_NAME
 from server.bans import banned_sentence
 from server.config import Settings
+from server.errors import Moved as RoomElsewhere
 from server.errors import Refused
-from server.handlers import failed, handle, queue_act, reject
+from server.handlers import act_moved, failed, handle, queue_act, reject
 from server.hub import Hub
 from server.limits import RateLimits
 from server.replay import Replay
@@ -101,6 +102,11 @@ class Client:
         self.frames: list[bytes] = []
         #: Acts taken straight from the socket (:meth:`_take`) that their room has not answered.
         self.inflight: set[asyncio.Future[Any]] = set()
+        #: Resolved once the request being handled now (if any) has been answered.
+        self._turn: asyncio.Future[None] | None = None
+        #: Rooms that moved to another node under this connection, with the new owner's URL
+        #: once known: a request for one is answered ``moved`` (see :meth:`room_moved`).
+        self.moved: dict[str, str | None] = {}
 
     @property
     def version(self) -> int | None:
@@ -181,7 +187,13 @@ class Client:
                 try:
                     if self.inflight:
                         await asyncio.wait(set(self.inflight))
-                    if not await self._receive(frame):
+                    self._turn = asyncio.get_running_loop().create_future()
+                    try:
+                        received = await self._receive(frame)
+                    finally:
+                        self._turn.set_result(None)
+                        self._turn = None
+                    if not received:
                         break
                     if self.socket.queued > 1:
                         # More is waiting (websockets hands queued messages over without
@@ -203,17 +215,27 @@ class Client:
         """``room`` moved to another node of the cluster (at ``url``, when the caller knows
         it; else looked up): send the client on with ``moved`` when the new owner can be
         named (protocol version 2), else say ``bye`` (``going_away``) and close with 1001, so
-        the client reconnects (through any node) and resumes there."""
+        the client reconnects (through any node) and resumes there.
+
+        Requests of this connection under way are answered first (the request being handled
+        and the acts in their rooms: each gets its one answer before the client is sent on),
+        and a request for the room from now on is answered ``moved`` (handlers' ``_in``)."""
         if self.dropped:
             return
         self.rooms.pop(room, None)
-        if url is not None:
-            self._send_on(room, url)
-        else:
-            self.hub.spawn(self._look_up_and_send_on(room))
+        self.moved[room] = url
+        self.hub.spawn(self._send_on_after_answers(room, url))
 
-    async def _look_up_and_send_on(self, room: str) -> None:
-        url = await self.hub.owner_url(room)
+    async def _send_on_after_answers(self, room: str, url: str | None) -> None:
+        waiting: set[asyncio.Future[Any]] = set(self.inflight)
+        if self._turn is not None:
+            waiting.add(self._turn)
+        if waiting:
+            await asyncio.wait(waiting)
+        if url is None:
+            url = await self.hub.owner_url(room)
+            if room in self.moved:
+                self.moved[room] = url
         if not self.dropped:
             self._send_on(room, url)
 
@@ -353,6 +375,8 @@ class Client:
         error = answer.exception()
         if isinstance(error, Refused):
             reject(self, request, error)
+        elif isinstance(error, RoomElsewhere):
+            act_moved(self, request, error)
         elif error is not None:
             log.error("request_failed", type=Act.TYPE, user=self.user, error=repr(error))
             failed(self, request.id)

@@ -8,7 +8,10 @@ under the cluster's prefix (``lumin:`` by default):
 - ``node:<id>``: the node's :class:`NodeInfo` as JSON, set at every heartbeat (and whenever its
   room count changes) with an expiry of three heartbeats, so a node that dies drops out of the
   registry by itself; ``nodes`` is the set of ids ever seen (ids whose key expired are removed
-  from it when next read).
+  from it when next read). ``beat:<id>``: the time of the node's last heartbeat, by Redis's
+  clock, with the same expiry: a node is sent clients (``moved``) only while its last heartbeat
+  is at most :data:`LAPSED_BEATS` heartbeats old (:meth:`Cluster.live_url`), so a node that
+  died is not named in the seconds its entry outlives it.
 - ``room:<id>``: the node playing the room, refreshed at every heartbeat for every room the
   node owns, with the same expiry.
 - ``lobby``: a hash from room id to the owner's id and the room's lobby summary, for every
@@ -18,9 +21,9 @@ under the cluster's prefix (``lumin:`` by default):
   since pub/sub may drop a message; then each node also writes its own entries again and
   removes those of nodes that left the registry.
 - channels ``relay:<id>`` (frames of rooms other nodes play, for this node's spectators:
-  :mod:`server.relay`) and ``control:<id>`` (requests of other nodes: ``watch``, ``unwatch``,
-  ``lost``, and a draining node's ``take``, answered ``taken`` or ``refused``; questions
-  :meth:`Cluster.ask` sends, answered by :attr:`Cluster.answering` or, by their ``kind``,
+  :mod:`server.relay`) and ``control:<id>`` (requests of other nodes: ``watch``, ``keep``,
+  ``unwatch``, ``lost``, and a draining node's ``take``, answered ``taken`` or ``refused``;
+  questions :meth:`Cluster.ask` sends, answered by :attr:`Cluster.answering` or, by their ``kind``,
   one of :attr:`Cluster.answerers`; and :meth:`Cluster.notify`'s notices, for
   :attr:`Cluster.noticed`).
 - channel ``control``: what every node must hear (:meth:`Cluster.broadcast`, for
@@ -53,7 +56,7 @@ from redis.retry import Retry
 from protocol.codec import SERVER_FRAME_LIMITS, decode, encode
 from protocol.messages import LobbyUpdate, RoomSummary
 
-__all__ = ["CREATE_MARGIN", "Cluster", "LobbyChange", "NodeInfo", "origin_of"]
+__all__ = ["CREATE_MARGIN", "LAPSED_BEATS", "Cluster", "LobbyChange", "NodeInfo", "origin_of"]
 
 log = structlog.get_logger("lumin.cluster")
 
@@ -64,6 +67,9 @@ RESYNC_EVERY = 5
 CREATE_MARGIN = 2
 #: Seconds one Redis command may take before the node treats Redis as away.
 REDIS_TIMEOUT = 1.0
+#: Heartbeats without one from a node after which it is not named to clients any more (a
+#: live node beats every heartbeat; the half is for a beat's own delay).
+LAPSED_BEATS = 1.5
 
 
 @attrs.frozen
@@ -120,6 +126,14 @@ end
 return 0
 """
 
+# Stamps a node's heartbeat with Redis's own clock (milliseconds), so nodes whose clocks
+# disagree still agree on how long ago a node beat.
+_STAMP_BEAT = """
+local now = redis.call('TIME')
+redis.call('SET', KEYS[1], now[1] * 1000 + math.floor(now[2] / 1000), 'PX', ARGV[1])
+return 1
+"""
+
 
 class Cluster:
     """This node (``node``, reached at ``public_url``) among the nodes sharing the Redis at
@@ -159,7 +173,7 @@ class Cluster:
             lambda rooms, removed: None
         )
         #: Told each frame another node relays here (:mod:`server.relay`), and each control
-        #: request (``watch``, ``unwatch``, ``lost``) another node sends.
+        #: request (``watch``, ``keep``, ``unwatch``, ``lost``) another node sends.
         self.relayed: Callable[[str, bytes], None] = lambda room, frame: None
         self.controlled: Callable[[str, str, str], None] = lambda kind, room, node: None
         #: Called after each heartbeat.
@@ -186,6 +200,7 @@ class Cluster:
         self._tasks_spawned: set[asyncio.Future[None]] = set()
         self._sending: asyncio.Task[None] | None = None
         self._delete_if_owner = self.redis.register_script(_DELETE_IF_OWNER)
+        self._stamp_beat = self.redis.register_script(_STAMP_BEAT)
         self._pubsub = self.redis.pubsub()
         self._tasks: list[asyncio.Task[None]] = []
         self._beats = 0
@@ -310,6 +325,9 @@ class Cluster:
         try:
             async with self.redis.pipeline(transaction=False) as pipe:
                 pipe.set(self._key("node", self.node), _entry(info), px=self._expiry)
+                await self._stamp_beat(
+                    keys=[self._key("beat", self.node)], args=[self._expiry], client=pipe
+                )
                 pipe.sadd(self._key("nodes"), self.node)
                 for room in self.owned():
                     pipe.set(self._key("room", room), self.node, px=self._expiry)
@@ -361,6 +379,31 @@ class Cluster:
         """The public URL of a live node, or ``None`` when the registry does not know it."""
         info = self.nodes.get(node)
         return None if info is None else info.url
+
+    async def live_url(self, node: str) -> str | None:
+        """The public URL of ``node`` to send a client to: this node's own, or another's while
+        its last heartbeat is at most :data:`LAPSED_BEATS` heartbeats old (one read of Redis);
+        ``None`` when the registry does not know it, its heartbeat lapsed, or Redis cannot
+        say. A node that stamps no heartbeat time (an older Lumin) is taken at its entry."""
+        if node == self.node:
+            return self.public_url
+        url = self.url_of(node)
+        if url is None:
+            return None
+        try:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                pipe.get(self._key("beat", node))
+                pipe.time()
+                beat, (seconds, micros) = await pipe.execute()
+        except (RedisError, OSError):
+            return None
+        if beat is None:
+            return url
+        age = (int(seconds) * 1000 + int(micros) // 1000 - int(beat)) / 1000
+        if age > LAPSED_BEATS * self.heartbeat:
+            log.info("cluster_node_lapsed", node=node, seconds_since_beat=round(age, 3))
+            return None
+        return url
 
     @property
     def origins(self) -> set[str]:
@@ -454,12 +497,23 @@ class Cluster:
                 log.warning("cluster_relay_not_sent", frames=len(batch), error=repr(error))
 
     async def control(self, node: str, kind: str, room: str) -> None:
-        """Ask ``node`` to ``watch`` or ``unwatch`` ``room`` for this node, or tell it the
-        room it relays was ``lost`` here."""
+        """Ask ``node`` to ``watch``, ``keep`` or ``unwatch`` ``room`` for this node, or tell it
+        the room it relays was ``lost`` here."""
         with contextlib.suppress(RedisError, OSError):
             await self.redis.publish(
                 self._key("control", node), msgpack.packb([kind, room, self.node])
             )
+
+    async def control_all(self, requests: Iterable[tuple[str, str, str]]) -> None:
+        """:meth:`control` for each ``(node, kind, room)`` of ``requests``, in one round trip."""
+        batch = list(requests)
+        if not batch:
+            return
+        with contextlib.suppress(RedisError, OSError):
+            async with self.redis.pipeline(transaction=False) as pipe:
+                for node, kind, room in batch:
+                    pipe.publish(self._key("control", node), msgpack.packb([kind, room, self.node]))
+                await pipe.execute()
 
     def _on_relay(self, message: Mapping[str, Any]) -> None:
         try:

@@ -91,6 +91,7 @@ __all__ = [
     "MAX_REPLAYS",
     "MAX_SET_NAME",
     "Session",
+    "act_moved",
     "failed",
     "handle",
     "limits_info",
@@ -117,6 +118,9 @@ class Session(Peer, Protocol):
     person: str
     #: The rooms this connection has joined or watches, by id.
     rooms: dict[str, Room]
+    #: Rooms that moved to another node under this connection (the new owner's URL, once
+    #: known): a request for one is answered ``moved``, or ``try_again`` until it is known.
+    moved: dict[str, str | None]
     #: The replays this connection has open, by replay id.
     replays: dict[str, Replay]
     #: The identity's token hash (its user id is ``u`` and the first 16 hex digits), the
@@ -490,11 +494,16 @@ async def on_set_name(session: Session, request: SetName) -> None:
         )
     name = await _guest_name(session, name, session.identity)  # a claimed name is its owner's
     session.name = name
-    for room in list(session.hub.rooms.values()):
-        room.rename(session.user, name)
-    session.send(Ok(ref=request.id))
-    # The identity's seats in rooms other nodes of a cluster play take it too.
+    written = [
+        write
+        for room in list(session.hub.rooms.values())
+        if (write := room.rename(session.user, name)) is not None
+    ]
+    # The identity's seats in rooms other nodes of a cluster play take it too (a room this
+    # node lost meanwhile is renamed by its owner, whose lease refused the write here).
     await session.hub.tell_cluster("renamed", {"user": session.user, "name": name})
+    await asyncio.gather(*written, return_exceptions=True)
+    session.send(Ok(ref=request.id))
 
 
 async def on_watch_lobby(session: Session, request: WatchLobby) -> None:
@@ -537,9 +546,10 @@ async def _enter(session: Session, room: Room, work: Callable[[], Awaitable[None
     """Run a join or watch, knowing the room from the start (its snapshot comes first)."""
     known = room.id in session.rooms
     session.rooms[room.id] = room
+    session.moved.pop(room.id, None)
     try:
         await room.call(work)
-    except Refused:
+    except (Refused, RoomElsewhere):
         if not known:
             session.rooms.pop(room.id, None)
             room.detach(session)  # a failure half-way must not leave this connection attached
@@ -559,8 +569,18 @@ async def on_watch_room(session: Session, request: WatchRoom) -> None:
 
 
 def _in(session: Session, room_id: str) -> Room:
+    """The room this connection is in; ``moved`` (or ``try_again``) for one that moved to
+    another node under it, ``not_in_room`` otherwise."""
     room = session.rooms.get(room_id)
     if room is None:
+        if room_id in session.moved:
+            url = session.moved[room_id]
+            if url is not None:
+                raise RoomElsewhere(room_id, url)
+            raise Refused(
+                ErrorCode.TRY_AGAIN,
+                f"Room {room_id} moved to another server; reconnect and resume it there.",
+            )
         raise Refused(ErrorCode.NOT_IN_ROOM, f"Join or watch room {room_id!r} first.")
     return room
 
@@ -606,6 +626,8 @@ async def on_act(session: Session, request: Act) -> None:
         await answer
     except Refused as refusal:
         reject(session, request, refusal)
+    except RoomElsewhere as elsewhere:
+        act_moved(session, request, elsewhere)
 
 
 def queue_act(session: Session, request: Act) -> asyncio.Future[Any] | None:
@@ -621,6 +643,26 @@ def queue_act(session: Session, request: Act) -> asyncio.Future[Any] | None:
     except Refused as refusal:
         reject(session, request, refusal)
         return None
+    except RoomElsewhere as elsewhere:
+        act_moved(session, request, elsewhere)
+        return None
+
+
+def act_moved(session: Session, request: Act, elsewhere: RoomElsewhere) -> None:
+    """Answer an ``act`` its room could not take because another node owns the room now:
+    ``moved`` (version 2), else ``rejected`` ``try_again`` naming the node."""
+    if (session.conn.version or 0) >= MOVED_VERSION:
+        send_moved(session, elsewhere.room, elsewhere.url, request.id)
+        return
+    reject(
+        session,
+        request,
+        Refused(
+            ErrorCode.TRY_AGAIN,
+            f"Room {request.room} is played on another node of this cluster, at"
+            f" {elsewhere.url}; connect there.",
+        ),
+    )
 
 
 def reject(session: Session, request: Act, refusal: Refused) -> None:

@@ -58,7 +58,7 @@ from server.ratings import Player, Ratings, is_rated, pool_of
 from server.relay import HAND_OVER_WAIT, Relays, RemoteRoom
 from server.room import Peer, Room, result_of, speaks, summary_for
 from server.seats import Seat, room_code, seat_name
-from server.store import RoomRow, Store
+from server.store import Fenced, RoomRow, Store
 
 __all__ = ["UNATTENDED", "Hub", "stored_summary"]
 
@@ -407,7 +407,7 @@ class Hub:
             return self.room(room_id)
         owner = await self.owner_of(room_id)
         if owner is not None and owner != self.ownership.node:
-            url = self.cluster.url_of(owner) if self.cluster is not None else None
+            url = await self.cluster.live_url(owner) if self.cluster is not None else None
             if url is not None and watcher is not None and self.cluster is not None:
                 row = await self.store.get_room(room_id)
                 if row is not None and all(seat.get("user") != watcher for seat in row.seats):
@@ -446,7 +446,8 @@ class Hub:
             raise
 
     async def owner_url(self, room_id: str) -> str | None:
-        """The public URL of the other node that plays ``room_id`` now, if it can be named."""
+        """The public URL of the other node that plays ``room_id`` now, if it can be named (a
+        node whose heartbeat lapsed cannot: :meth:`Cluster.live_url`)."""
         if self.ownership is None or self.cluster is None:
             return None
         try:
@@ -455,7 +456,7 @@ class Hub:
             return None
         if owner is None or owner == self.ownership.node:
             return None
-        return self.cluster.url_of(owner)
+        return await self.cluster.live_url(owner)
 
     async def take(self, room_id: str) -> Room | None:
         """Claim a room nobody owns and rebuild it here (a lapsed lease's room, asked for by
@@ -513,7 +514,10 @@ class Hub:
 
     async def rematch(self, peer: Peer, room: Room) -> Room:
         """A new room with the same game, options and seats (people not ready yet), asked for
-        by a player of the finished game; asking again gives the same room."""
+        by a player of the finished game; asking again gives the same room. Returned once the
+        finished room's pointer to it has committed; when another node's lease refused that
+        write, the new room closes and :class:`~server.errors.Moved` (or ``try_again``) is
+        raised for the finished room."""
         if room.status != "finished":
             raise Refused(ErrorCode.NOT_FINISHED, "A rematch follows a finished game.")
         if room.seat_of(peer.user) is None:
@@ -532,8 +536,16 @@ class Hub:
         new, stored = self._create(room.game, room.options, seats, peer.user, room.private, meta)
         new.address = peer.address_key
         room.meta["rematch"] = new.id  # before any await: a second request finds this room
-        self.store.update_room(room.id, epoch=room.lease_epoch, meta=room.meta)
+        pointed = self.store.update_room(room.id, epoch=room.lease_epoch, meta=room.meta)
         await stored
+        try:
+            await pointed
+        except Fenced:
+            # Another node owns the finished room now: this rematch is nobody's to find.
+            self.store.update_room(new.id, epoch=new.lease_epoch, status="expired")
+            self.spawn(new.call(new.expire))
+            room.let_go()
+            raise await room.elsewhere() from None
         frame = encode(RematchCreated(room=room.id, new_room=new.id))
         for other in room.peers:
             other.send_frame(frame)

@@ -70,6 +70,17 @@ class Mailbox:
                     acts.append((queued[0], queued[1]))
             return Delivery(answers=[future for _, future in acts], acts=acts)
 
+    def fail_all(self, error: Callable[[Work], BaseException]) -> None:
+        """Answer everything waiting with the exception ``error`` makes for its work, instead
+        of running it (the room moved to another node)."""
+        if self._carry is not None:
+            self._queue.put_nowait(self._carry)
+            self._carry = None
+        while not self._queue.empty():
+            work, answer = self._queue.get_nowait()
+            if not answer.done():
+                answer.set_exception(error(work))
+
     def refuse_all(self, code: ErrorCode, message: str) -> None:
         """Answer everything waiting with :class:`Refused` (``code``, ``message``) instead of
         running it (the room is closing)."""

@@ -591,11 +591,34 @@ class PostgresStore:
         sql = f"UPDATE rooms SET {assignments} WHERE id = ${len(names) + 1}"
         if epoch is None:
             return self._execute(sql, *values, room)
-        fenced = (
+        fenced = sql + (
             f" AND EXISTS (SELECT 1 FROM leases WHERE room = ${len(names) + 1}"
             f" AND epoch = ${len(names) + 2} FOR SHARE)"
         )
-        return self._execute(sql + fenced, *values, room, epoch)
+
+        async def write(connection: asyncpg.Connection) -> None:
+            if await connection.execute(fenced, *values, room, epoch) == "UPDATE 0":
+                refusal = await _fencing(connection, room, epoch)
+                if refusal is not None:
+                    raise refusal
+
+        return self._submit(write)
+
+    def fence(self, room: str, epoch: int | None) -> asyncio.Future[None]:
+        """Queue a check that ``room``'s lease is still at ``epoch`` (a request that changes
+        nothing stored, such as a chat line, answered only by the room's owner); the future
+        fails with :class:`Fenced` when it is not. Without ``epoch``, nothing to check."""
+        if epoch is None:
+            done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            done.set_result(None)
+            return done
+
+        async def write(connection: asyncpg.Connection) -> None:
+            refusal = await _fencing(connection, room, epoch)
+            if refusal is not None:
+                raise refusal
+
+        return self._submit(write)
 
     def delete_ended_before(self, cutoff: float) -> asyncio.Future[None]:
         """Forget at most :data:`server.store.RETENTION_BATCH` of the rooms retention forgets
@@ -892,6 +915,20 @@ class PostgresStore:
             "SELECT kind, value, reason, at FROM bans ORDER BY at, kind, value"
         )
         return [Ban(row["kind"], row["value"], row["reason"], row["at"]) for row in rows]
+
+
+async def _fencing(connection: asyncpg.Connection, room: str, epoch: int) -> Fenced | None:
+    """:class:`Fenced` when ``room``'s lease is not at ``epoch`` (another node owns the room);
+    the lease row is held ``FOR SHARE`` as an append holds it, so no claim lands before the
+    transaction ends."""
+    held = await connection.fetchval("SELECT epoch FROM leases WHERE room = $1 FOR SHARE", room)
+    if held is None:
+        return Fenced(f"room {room} has no lease; nobody may change it at epoch {epoch}")
+    if held != epoch:
+        return Fenced(
+            f"room {room}: the lease is at epoch {held}, not {epoch}; another node owns the room"
+        )
+    return None
 
 
 async def _last_seq(connection: asyncpg.Connection, room: str) -> int:

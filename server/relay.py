@@ -13,6 +13,13 @@ is preceded by one made from the room's log in PostgreSQL (:func:`public_view_at
 spectators on every node see every public change in order. When the room changes owner, the
 node asks the new one (:meth:`Relays.check`), whose snapshot replaces the copy.
 
+A relay is kept, not only asked for once: every heartbeat the watching node tells the owner
+``keep`` for each room it relays, and an owner that holds no relay of that room for that node
+(it dropped it while the watching node was paused past its registry entry, it restarted under
+the same node id and took the room back, or it was asked while still rebuilding the room)
+starts one, whose snapshot replaces the copy. So a relayed spectator always ends up with every
+delta, or a snapshot, within a heartbeat of the owner playing the room again.
+
 Spectators on a watching node may watch, resume, ask for a snapshot and leave; a request that
 needs the room itself (chat, and everything a seat does) is sent on with ``moved``.
 """
@@ -190,14 +197,15 @@ class RemoteRoom:
         if not self.peers:
             self.relays.forget(self)
 
-    def _elsewhere(self) -> Moved | Refused:
-        url = self.relays.hub.cluster.url_of(self.owner) if self.relays.hub.cluster else None
+    async def _elsewhere(self) -> Moved | Refused:
+        cluster = self.relays.hub.cluster
+        url = await cluster.live_url(self.owner) if cluster is not None else None
         if url is None:
             return Refused(ErrorCode.TRY_AGAIN, f"Room {self.id} is changing node; try again.")
         return Moved(self.id, url)
 
     async def chat(self, peer: Peer, text: str) -> None:
-        raise self._elsewhere()
+        raise await self._elsewhere()
 
     async def ready(self, peer: Peer, ready: bool) -> None:
         raise Refused(ErrorCode.NOT_SEATED, "Spectators cannot get ready; join a seat to play.")
@@ -326,11 +334,15 @@ class Relays:
             self.hub.spawn(remote.frame(frame))
 
     def control(self, kind: str, room_id: str, node: str) -> None:
-        """A request from another node: ``watch`` or ``unwatch`` a room this node plays, or
+        """A request from another node: ``watch`` or ``unwatch`` a room this node plays,
+        ``keep`` its relay (started again, with a snapshot, when this node holds none), or
         ``lost`` (the room this node relays left its owner); ``take`` a room a draining
         node hands over, and its answer ``taken`` or ``refused``."""
         if kind == "watch":
             self.hub.spawn(self._watch(room_id, node))
+        elif kind == "keep":
+            if (room_id, node) not in self.relayed:
+                self.hub.spawn(self._watch(room_id, node))
         elif kind == "unwatch":
             relay = self.relayed.pop((room_id, node), None)
             room = self.hub.rooms.get(room_id)
@@ -381,8 +393,9 @@ class Relays:
             await room.call(lambda: room.send_snapshot(relay, None))
 
     async def check(self) -> None:
-        """Each heartbeat: drop relays to nodes that left the registry, and follow the rooms
-        relayed here to their new owners."""
+        """Each heartbeat: drop relays to nodes that left the registry, follow the rooms
+        relayed here to their new owners, and ask each owner to ``keep`` its relay here (or,
+        while no snapshot has come, to ``watch`` again)."""
         cluster = self.hub.cluster
         if cluster is None:
             return
@@ -392,8 +405,13 @@ class Relays:
                 room = self.hub.rooms.get(room_id)
                 if room is not None:
                     room.detach(relay)
+        renewals = []
         for remote in list(self.remote.values()):
             await self._recheck(remote)
+            if self.remote.get(remote.id) is remote and remote.owner in cluster.nodes:
+                kind = "keep" if remote.copy is not None else "watch"
+                renewals.append((remote.owner, kind, remote.id))
+        await cluster.control_all(renewals)
 
     async def _recheck(self, remote: RemoteRoom) -> None:
         """Ask the room's owner now for its frames if it is not the one this node asked."""

@@ -55,7 +55,7 @@ from protocol.versions import ACCOUNTS_VERSION, OPERATOR_VERSION, RESULTS_VERSIO
 from server.batch import QueuedAct, Step, decide_batch, make_step
 from server.chat import Chat
 from server.config import Settings
-from server.errors import Refused
+from server.errors import Moved, Refused
 from server.fanout import Fanout, Viewer
 from server.logs import room_closed, seat_kicked
 from server.mailbox import Delivery, Mailbox, Work
@@ -151,6 +151,8 @@ class RoomStore(Protocol):
         self, room: str, epoch: int | None = None, **fields: Any
     ) -> asyncio.Future[None]: ...
 
+    def fence(self, room: str, epoch: int | None) -> asyncio.Future[None]: ...
+
 
 class RoomBots(Protocol):
     """The bot seats of the server (``server.bots.BotSeats``), as a room drives them."""
@@ -200,6 +202,10 @@ class RoomHost(Protocol):
 
     def room_lost(self, room: Room) -> None:
         """``room`` let itself go (another node owns it now): forget it here."""
+        ...
+
+    async def owner_url(self, room_id: str) -> str | None:
+        """The public URL of the other node that plays ``room_id`` now, if it can be named."""
         ...
 
     def game_finished(self, room: Room, outcome: Outcome) -> None:
@@ -263,6 +269,10 @@ class Room:
         self._commands = host.metrics.commands.labels(game.id)  # looked up once, not per command
         self._mailbox = Mailbox()
         self._task: asyncio.Task[None] | None = None
+        #: Whether the room's task is running a request (or a batch of acts) now.
+        self._delivering = False
+        #: What a request gets once the room no longer runs here (see :meth:`submit`).
+        self._refusal = Refused(ErrorCode.NO_SUCH_ROOM, f"Room {self.id} is closed.")
         #: The log context bound in the room's task for the request it runs (see _acting).
         self._asker: dict[str, Any] | None = None
         self._timer: asyncio.TimerHandle | None = None
@@ -308,6 +318,7 @@ class Room:
         while not self.closed:
             delivery = await self._mailbox.next()
             self._acting(delivery)
+            self._delivering = True
             try:
                 result = None
                 if delivery.work is not None:
@@ -319,12 +330,19 @@ class Room:
                     if not future.done():
                         future.set_exception(refusal)
             except _Lost:  # another node owns the room now: nothing here was committed
+                # Each request under way gets its one answer, ``moved`` to the new owner, then
+                # the room's connections are sent on (unless the lease round did it first).
+                told = self.closed
+                if not told:
+                    log.info("room_let_go", room=self.id, epoch=self.lease_epoch)
+                    self.halt(moving=True)
+                elsewhere = await self.elsewhere()
+                bots = {id(future) for act, future in delivery.acts if act.peer is None}
                 for future in delivery.answers:
                     if not future.done():
-                        future.set_exception(
-                            Refused(ErrorCode.SHUTTING_DOWN, "The room moved to another server.")
-                        )
-                self.let_go()
+                        future.set_exception(_left() if id(future) in bots else elsewhere)
+                if not told:
+                    await self.move_on()
                 return
             except Exception as error:  # an engine or server bug stays in this room
                 log.exception("room_failure")
@@ -340,6 +358,19 @@ class Room:
             else:
                 if delivery.work is not None and not delivery.answers[0].done():
                     delivery.answers[0].set_result(result)
+            finally:
+                self._delivering = False
+
+    async def elsewhere(self) -> Moved | Refused:
+        """What a request this room cannot answer any more is answered (another node's lease
+        refused its write): ``moved`` to the node that owns the room now, or ``try_again``
+        while that node cannot be named."""
+        url = await self.hub.owner_url(self.id)
+        if url is not None:
+            return Moved(self.id, url)
+        return Refused(
+            ErrorCode.TRY_AGAIN, f"Room {self.id} is moving to another server; try again shortly."
+        )
 
     async def call(self, work: Callable[[], Awaitable[T]] | QueuedAct) -> T:
         """Run ``work`` inside the room's task, after whatever is already queued; an
@@ -349,9 +380,10 @@ class Room:
 
     def submit(self, work: Work) -> asyncio.Future[Any]:
         """Queue ``work`` as :meth:`call` does, without waiting: the future gets its answer.
-        Raises :class:`Refused` (``no_such_room``) when the room is closed."""
+        Raises :class:`Refused` when the room no longer runs here: ``no_such_room`` once it
+        closed, ``shutting_down`` or ``try_again`` while it stops or moves (:meth:`halt`)."""
         if self.closed:
-            raise Refused(ErrorCode.NO_SUCH_ROOM, f"Room {self.id} is closed.")
+            raise self._refusal
         if not isinstance(work, QueuedAct):
             work = _Request(work, _asker())
         return self._mailbox.put(work)
@@ -454,10 +486,39 @@ class Room:
                 frames[version] = encode(RoomUpdate(info=summary_for(info, version)))
             peer.send_frame(frames[version])
 
-    def _persist_seats(self) -> None:
-        self.hub.store.update_room(
-            self.id, epoch=self.lease_epoch, seats=[seat.to_wire() for seat in self.seats]
-        )
+    def _persist_seats(self) -> asyncio.Future[None]:
+        return self._update(seats=[seat.to_wire() for seat in self.seats])
+
+    def _update(self, **fields: Any) -> asyncio.Future[None]:
+        """Write some of the room's columns, fenced by its lease (``update_room``). A write
+        another node's lease refused, that no request of the room waits for, lets the room
+        go; a request waits for its writes with :meth:`_stored`."""
+        written = self.hub.store.update_room(self.id, epoch=self.lease_epoch, **fields)
+        written.add_done_callback(self._written)
+        return written
+
+    def _written(self, written: asyncio.Future[None]) -> None:
+        if written.cancelled():
+            return
+        error = written.exception()
+        if isinstance(error, Fenced):
+            if not self._delivering:  # a request under way hears of it through _stored
+                self.let_go()
+        elif error is not None:
+            log.error("room_update_failed", error=repr(error))
+
+    async def _stored(self, *written: asyncio.Future[None]) -> None:
+        """Wait until ``written`` (none: a check that the room's lease is still this node's)
+        has committed, so a request that changed the room is answered ``ok`` only once its
+        change is the room's for good; raises :class:`_Lost` when another node's lease
+        refused it (the request is answered ``moved``)."""
+        if not written:
+            written = (self.hub.store.fence(self.id, self.lease_epoch),)
+        try:
+            for write in written:
+                await write
+        except Fenced:
+            raise _Lost from None
 
     # -- joining, watching, leaving (waiting room and live) -------------------------------------
 
@@ -480,8 +541,10 @@ class Room:
             if was_bot:
                 slot.bot = None
                 self.hub.bots.stop_seat(self, seat)
-            self._persist_seats()
+            await self._stored(self._persist_seats())
             log.info("seat_taken", seat=seat, was_bot=was_bot)
+        else:  # one's own seat again: nothing to write, but only the owner may say so
+            await self._stored()
         self.hub.bots.human_back(self, seat)
         self.peers[peer] = seat
         self._send_snapshot(peer, seat)
@@ -509,7 +572,7 @@ class Room:
         counted = "taken_over" not in self.meta and self.meta.get("rated") is not False
         counted = counted and not self.meta.get("bots_at_start")
         self.meta["taken_over"] = [*self.meta.get("taken_over", ()), seat]
-        self.hub.store.update_room(self.id, epoch=self.lease_epoch, meta=self.meta)
+        self._update(meta=self.meta)
         text = f"{peer.name} took over the bot at seat {seat + 1}."
         if counted:
             text += " This game no longer counts for ratings."
@@ -540,8 +603,9 @@ class Room:
         once (leaving on purpose has no grace period to wait out; coming back takes it over)."""
         seat = self.seat_of(peer.user)
         self._gone(peer)
+        written: list[asyncio.Future[None]] = []
         if seat is not None and self.status == "waiting":
-            self._free(seat)
+            written.append(self._free(seat))
         elif (
             seat is not None
             and self.status == "playing"
@@ -550,30 +614,35 @@ class Room:
             if seat not in self.meta.get("left", ()):
                 # Left on purpose: the seat counts as last in the ratings.
                 self.meta["left"] = [*self.meta.get("left", ()), seat]
-                self.hub.store.update_room(self.id, epoch=self.lease_epoch, meta=self.meta)
+                written.append(self._update(meta=self.meta))
             self.hub.bots.stand_in(self, seat)
+        if seat is not None:  # a player's leaving is the owner's to answer
+            await self._stored(*written)
         self._changed()
 
-    def rename(self, user: str, name: str) -> None:
+    def rename(self, user: str, name: str) -> asyncio.Future[None] | None:
         """``user`` plays as ``name`` from now on: their seat here takes it, unless the game is
-        over (a finished game keeps the names it was played under)."""
+        over (a finished game keeps the names it was played under). Returns the seats' write
+        (``None``: nothing to write)."""
         seat = self.seat_of(user)
         if seat is None or self.status == "finished" or self.closed:
-            return
+            return None
         if self.seats[seat].name == name:
-            return
+            return None
         self.seats[seat].name = name
-        self._persist_seats()
+        written = self._persist_seats()
         self._changed()
+        return written
 
-    def _free(self, seat: int) -> None:
+    def _free(self, seat: int) -> asyncio.Future[None]:
         """Open a seat again before the start, keeping its per-seat choices; every connection
-        that saw it goes back to the public view, so it never sees the next occupant's."""
+        that saw it goes back to the public view, so it never sees the next occupant's.
+        Returns the seats' write."""
         self.seats[seat] = Seat(choices=self.seats[seat].choices)
         for other, viewer in self.peers.items():
             if viewer == seat:
                 self.peers[other] = None
-        self._persist_seats()
+        return self._persist_seats()
 
     def detach(self, peer: Peer) -> None:
         """A connection closed: forget it here (not a request, so it runs at once)."""
@@ -599,7 +668,7 @@ class Room:
         if self.status != "waiting":
             raise Refused(ErrorCode.ALREADY_STARTED, "The game has started.")
         self.seats[seat].ready = ready
-        self._persist_seats()
+        await self._stored(self._persist_seats())
         self._changed()
 
     def _seated(self, peer: Peer) -> int:
@@ -619,7 +688,7 @@ class Room:
                 ErrorCode.NO_SUCH_SEAT, f"Room {self.id} has seats 0-{len(self.seats) - 1}."
             )
         gone = self.seats[seat].user
-        self._free(seat)
+        await self._stored(self._free(seat))
         seat_kicked(self.id, seat, gone, by=peer.user)
         for other in self.peers:
             if gone is not None and other.user == gone:
@@ -642,9 +711,9 @@ class Room:
         self.started = self.stepped_at = time.time()
         self._deal()
         self.meta["bots_at_start"] = sum(seat.kind == "bot" for seat in self.seats)
-        self.hub.store.update_room(
-            self.id, epoch=self.lease_epoch, status="playing", started=self.started, meta=self.meta
-        )
+        await self._stored(self._update(status="playing", started=self.started, meta=self.meta))
+        if self.closed:  # halted while the start committed: its next owner deals and plays it
+            return
         for other, viewer in self.peers.items():
             self._send_snapshot(other, viewer)
         self._changed()
@@ -801,6 +870,8 @@ class Room:
         if outcome is not None and self.status == "playing":
             self._finish()
             return
+        if self.closed:  # halted while this step committed: the next owner arms its own
+            return
         self._arm()
         self.hub.bots.poke(self)
 
@@ -836,13 +907,7 @@ class Room:
             "scores": list(wire["scores"]),
             "reason": wire["reason"],
         }
-        self.hub.store.update_room(
-            self.id,
-            epoch=self.lease_epoch,
-            status="finished",
-            finished=self.finished,
-            meta=self.meta,
-        )
+        self._update(status="finished", finished=self.finished, meta=self.meta)
         self.hub.bots.stop_room(self)
         over = GameOver(
             room=self.id,
@@ -966,6 +1031,7 @@ class Room:
         if peer.user in self.meta.get("muted", ()):
             raise Refused(ErrorCode.MUTED, "The server's operator muted you in this room's chat.")
         line = self.chat_log.line(peer.user, peer.name, self.seat_of(peer.user), text, time.time())
+        await self._stored()  # said only in the room its owner plays
         frame = encode(line)
         for other, viewer in self.peers.items():
             if Chat.hears(line, viewer, other.muted):
@@ -993,9 +1059,7 @@ class Room:
         if self.attended_now() or self.status != "playing":
             return
         self.status = "abandoned"
-        self.hub.store.update_room(
-            self.id, epoch=self.lease_epoch, status="abandoned", finished=time.time()
-        )
+        self._update(status="abandoned", finished=time.time())
         self._close("abandoned")
 
     # -- the operator's actions (server/admin.py) ---------------------------------------------
@@ -1007,9 +1071,7 @@ class Room:
             raise Refused(ErrorCode.NOT_FINISHED, f"Room {self.id} is {self.status} already.")
         self.status = "aborted"
         self.meta["closed_by_operator"] = reason
-        stored = self.hub.store.update_room(
-            self.id, epoch=self.lease_epoch, status="aborted", finished=time.time(), meta=self.meta
-        )
+        stored = self._update(status="aborted", finished=time.time(), meta=self.meta)
         said = f": {reason.rstrip('.')}." if reason else "."
         message = f"The server's operator closed this room{said}"
         self._close("closed_by_operator", message, by="operator", said=reason)
@@ -1051,7 +1113,7 @@ class Room:
                 said = message if speaks(other, OPERATOR_VERSION) else ""
                 other.send(Kicked(room=self.id, seat=seat, message=said))
                 self._send_snapshot(other, None)
-        self.hub.store.update_room(self.id, epoch=self.lease_epoch, meta=self.meta)
+        self._update(meta=self.meta)
         self._changed()
         return gone, self.seats[seat].bot
 
@@ -1061,32 +1123,55 @@ class Room:
         users = set(self.meta.get("muted", ()))
         users = users | {user} if muted else users - {user}
         self.meta["muted"] = sorted(users)
-        self.hub.store.update_room(self.id, epoch=self.lease_epoch, meta=self.meta)
+        self._update(meta=self.meta)
 
     def let_go(self) -> None:
         """Another node owns this room now (its lease was lost, or an append was fenced):
-        stop its timer and bots, answer what is queued, tell its clients to reconnect
+        stop its timer and bots, answer what is queued ``moved`` to the new owner (in the
+        background: :meth:`move_on`), tell its clients to reconnect there
         (:meth:`Peer.room_moved`) and forget it here. Nothing is written: the log is the new
         owner's."""
         if self.closed:
             return
         log.info("room_let_go", room=self.id, epoch=self.lease_epoch)
-        self.halt()
-        self.send_on()
+        self.halt(moving=True)
+        self.hub.spawn(self.move_on())
 
-    def halt(self) -> None:
-        """Stop playing here: timer and bots stopped, what is queued refused (the room is
-        moving to another node), nothing more run. Its connections stay attached until
-        :meth:`send_on`."""
+    async def move_on(self) -> None:
+        """For a room that moved to another node: answer each request still queued as one
+        under way is (:meth:`elsewhere`; a bot's command is refused), then send the room's
+        connections on there."""
+        elsewhere = await self.elsewhere()
+        self._mailbox.fail_all(
+            lambda work: _left() if isinstance(work, QueuedAct) and work.peer is None else elsewhere
+        )
+        self.send_on(elsewhere.url if isinstance(elsewhere, Moved) else None)
+
+    def halt(self, moving: bool = False) -> None:
+        """Stop playing here: timer and bots stopped, nothing more run; what is queued is
+        refused (``shutting_down``) unless the room is ``moving`` to another node (then
+        :meth:`move_on` answers it), and so is what comes later (``try_again`` while it
+        moves). Its connections stay attached until :meth:`send_on`."""
         self.closed = True
         if self._timer is not None:
             self._timer.cancel()
         self.hub.bots.stop_room(self)
-        self._mailbox.refuse_all(
-            ErrorCode.SHUTTING_DOWN, f"Room {self.id} moved to another server; reconnect."
-        )
-        if self._task is not None and self._task is not asyncio.current_task():
-            self._task.cancel()  # told from outside (a lease not renewed): the task ends too
+        if moving:
+            self._refusal = Refused(
+                ErrorCode.TRY_AGAIN, f"Room {self.id} is moving to another server; try again."
+            )
+        else:
+            self._refusal = Refused(ErrorCode.SHUTTING_DOWN, "The server is shutting down.")
+            self._mailbox.refuse_all(ErrorCode.SHUTTING_DOWN, "The server is shutting down.")
+        if (
+            self._task is not None
+            and self._task is not asyncio.current_task()
+            and not self._delivering
+        ):
+            # Told from outside (a lease not renewed) while the task waits for work: it ends
+            # too. A request under way runs to its end instead and is answered: its write is
+            # either fenced (then ``moved``) or committed before the new owner read the log.
+            self._task.cancel()
 
     def send_on(self, url: str | None = None) -> None:
         """Tell the connections of a halted room to go on where it is played now (``url``,
@@ -1143,3 +1228,9 @@ class _Broken(Exception):
 
 class _Lost(Exception):
     """The room's lease is another node's now: this node lets it go."""
+
+
+def _left() -> Refused:
+    """What a bot's command under way is answered when the room moves to another node (the
+    bot stops here; the new owner seats its own)."""
+    return Refused(ErrorCode.SHUTTING_DOWN, "The room moved to another server.")

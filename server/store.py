@@ -145,9 +145,9 @@ class AppendRefused(Exception):
 
 
 class Fenced(AppendRefused):
-    """An append whose epoch is no longer the room's lease's: another node owns the room now
-    (the appender paused past its lease, or let the room go). Nothing of it is written; the
-    appender must let the room go."""
+    """An append (or a room's update, or a fence check) whose epoch is no longer the room's
+    lease's: another node owns the room now (the writer paused past its lease, or let the room
+    go). Nothing of it is written; the writer must let the room go."""
 
 
 class SchemaTooNew(Exception):
@@ -245,7 +245,14 @@ class Store(Protocol):
     ) -> asyncio.Future[None]:
         """Change ``seats``, ``status``, ``started``, ``finished``, ``meta``, ``options`` or
         ``host``. With ``epoch`` (stores with leases), only while the room's lease is at it:
-        an update from a node that lost the room changes nothing."""
+        an update from a node that lost the room changes nothing, and its future fails with
+        :class:`Fenced`."""
+        ...
+
+    def fence(self, room: str, epoch: int | None) -> asyncio.Future[None]:
+        """Resolves once the store has checked, in order with the writes queued before, that
+        ``room``'s lease is still at ``epoch`` (:class:`Fenced` otherwise); without ``epoch``
+        (a store without leases) at once."""
         ...
 
     def delete_ended_before(self, cutoff: float) -> asyncio.Future[None]:
@@ -813,6 +820,14 @@ class EventStore:
         names, values = update_values(fields)
         assignments = ", ".join(f"{n} = ?" for n in names)
         return self._submit(f"UPDATE rooms SET {assignments} WHERE id = ?", (*values, room))
+
+    def fence(self, room: str, epoch: int | None) -> asyncio.Future[None]:
+        """Nothing to check: the SQLite store keeps no leases (``epoch`` is always ``None``)."""
+        if epoch is not None:
+            raise ValueError("the SQLite store keeps no leases: a room on it has no epoch")
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        done.set_result(None)
+        return done
 
     def delete_ended_before(self, cutoff: float) -> asyncio.Future[None]:
         """Forget at most :data:`RETENTION_BATCH` of the rooms retention forgets (see

@@ -26,12 +26,13 @@ raises :class:`ConnectionLost` with code ``gave_up``.
 
 On a cluster, a request for a room another node plays is answered with ``moved``: the client
 reconnects to the node it names (at once), resumes every room it holds, and sends the request
-again there, so the caller sees only the final answer; it follows at most
-:attr:`~LuminClient.MAX_MOVES` in a row. A ``moved`` on its own (the room moved away under the
-connection) makes it reconnect to the named node and resume. When the node it was sent to
-cannot be reached, it reconnects to the URL it was first given (any node of the cluster). A
-request answered ``try_again`` (its room is changing node, or the node that plays it cannot
-be reached for a moment) was not carried out; it is sent again after
+again there, so the caller sees only the final answer (:attr:`~LuminClient.answered_on` names
+the node whose connection gave it); it follows at most :attr:`~LuminClient.MAX_MOVES` in a
+row. A ``moved`` on its own (the room moved away under the connection) makes it reconnect to
+the named node and resume. When the node it was sent to cannot be reached, it reconnects to
+the URL it was first given (any node of the cluster). A request answered ``try_again`` (its
+room is changing node, or the node that plays it cannot be reached for a moment) was not
+carried out; it is sent again after
 :attr:`~LuminClient.RESUME_AGAIN` seconds, at most :attr:`~LuminClient.TRY_AGAIN_TIMES` times.
 
 After a reconnect each room is resumed on its own. A resume answered ``try_again`` (the room's
@@ -345,6 +346,10 @@ class LuminClient:
         self._reconnected = asyncio.Event()
         #: A node a ``moved`` without ``ref`` named: the reader reconnects there.
         self._moved_to: str | None = None
+        #: The URL of the node whose connection gave the last request's final answer (after
+        #: every ``moved`` it followed); and, by request id, that of each answer as it came.
+        self.answered_on: str = url
+        self._answer_urls: dict[int, str] = {}
         #: Rooms whose resume was refused (``try_again``/``moved``) and that are not back yet:
         #: the refusals in a row, when the first came (the loop's clock), the last ``moved`` URL.
         self._refused: dict[str, tuple[int, float, str | None]] = {}
@@ -641,6 +646,9 @@ class LuminClient:
         if ref is not None and ref in self.answers:
             future = self.answers.pop(ref)
             if not future.done():
+                # The connection it came on: a moved without ref right behind it may switch
+                # the client's node before the caller reads the answer.
+                self._answer_urls[ref] = self.url
                 future.set_result(message)
         if ref is not None and ref == self._lobby_again:
             self._lobby_again = None
@@ -814,13 +822,16 @@ class LuminClient:
                 ) from error
             try:  # not wait_for: on Python 3.11 it can lose a cancel that meets the answer
                 async with asyncio.timeout(self.timeout):
-                    return await future
+                    answer = await future
             except TimeoutError:
                 raise RequestTimeout(
                     "timeout", f"The server did not answer within {self.timeout:g} s."
                 ) from None
+            self.answered_on = self._answer_urls.get(request_id, self.url)
+            return answer
         finally:
             self.answers.pop(request_id, None)
+            self._answer_urls.pop(request_id, None)
             if future.done() and not future.cancelled():
                 future.exception()  # failed by a drop while the send itself failed: seen
 

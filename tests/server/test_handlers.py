@@ -58,6 +58,7 @@ class StandIn:
     address_key: str = "127.0.0.1"
     muted: set[str] = attrs.field(factory=set)
     rooms: dict[str, Room] = attrs.field(factory=dict)
+    moved: dict[str, str | None] = attrs.field(factory=dict)
     replays: dict[str, Replay] = attrs.field(factory=dict)
     sent: list[Message] = attrs.field(factory=list)
     identity: str = ""

@@ -80,6 +80,25 @@ async def test_only_one_of_two_nodes_claiming_at_once_wins(store: PostgresStore)
         assert sorted(results[2 * n : 2 * n + 2], key=str) == [1, None]
 
 
+async def test_a_room_update_or_fence_from_a_stale_epoch_fails_as_fenced(
+    store: PostgresStore,
+) -> None:
+    await store.create_room(row("r1"))
+    assert await store.claim("r1", "node-a", ttl=0.1) == 1
+    await store.update_room("r1", epoch=1, status="playing")
+    await asyncio.sleep(0.2)  # node-a pauses past its lease; node-b takes the room
+    assert await store.claim("r1", "node-b", ttl=30) == 2
+    with pytest.raises(Fenced, match="epoch 2, not 1"):
+        await store.update_room("r1", epoch=1, status="finished")
+    stored = await store.get_room("r1")
+    assert stored is not None and stored.status == "playing", "the stale update wrote nothing"
+    with pytest.raises(Fenced, match="epoch 2, not 1"):
+        await store.fence("r1", 1)
+    await store.fence("r1", 2)
+    with pytest.raises(Fenced, match="has no lease"):
+        await store.fence("r2", 1)
+
+
 async def test_an_append_from_a_stale_epoch_is_fenced_and_writes_nothing(
     store: PostgresStore,
 ) -> None:
