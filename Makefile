@@ -91,7 +91,13 @@ WEB_DIST ?= $(WEB)/dist
 install-service: $(if $(filter yes,$(WEB_BUILD)),web-build)
 	PYTHON=$(PYTHON) deploy/install.sh '$(PREFIX)' '$(WEB_DIST)'
 
-bench-smoke: setup services
+# benchmarks/cost_account.py counts instructions with valgrind's callgrind.
+VALGRIND := /usr/bin/valgrind
+$(VALGRIND):
+	apt-get update
+	DEBIAN_FRONTEND=noninteractive apt-get install -y valgrind
+
+bench-smoke: setup services $(VALGRIND)
 	$(BIN)/python scripts/bench_smoke.py
 
 # --- the browser client (clients/web, docs/web.md) ---------------------------------------------

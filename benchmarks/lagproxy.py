@@ -11,6 +11,7 @@ Usage::
 
     python -m benchmarks.lagproxy --target 127.0.0.1:8000 --listen 127.0.0.1:9000 \\
         --up 0.075 --down 0.075 [--jitter 0.01] [--seed 1]
+    python -m benchmarks.lagproxy --measure [--smoke]   # its round trips, against an echo
 
 In code::
 
@@ -189,16 +190,64 @@ def _address(text: str) -> tuple[str, int]:
     return host or "127.0.0.1", int(port)
 
 
+async def measure(trips: int, up: float, down: float, jitter: float) -> dict[str, float]:
+    """Round trips of a small message through a proxy to an echo server on loopback, one at a
+    time: what the proxy adds over its set delays (seconds)."""
+    import statistics
+    import time
+
+    async def echo(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        while data := await reader.read(CHUNK):
+            writer.write(data)
+            await writer.drain()
+        writer.close()
+
+    server = await asyncio.start_server(echo, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    async with server, LagProxy("127.0.0.1", port, up=up, down=down, jitter=jitter) as proxy:
+        reader, writer = await asyncio.open_connection("127.0.0.1", proxy.port)
+        times = []
+        for n in range(trips):
+            sent = time.perf_counter()
+            writer.write(n.to_bytes(4, "big"))
+            assert await reader.readexactly(4) == n.to_bytes(4, "big")
+            times.append(time.perf_counter() - sent)
+        # End as a client does, so the echo and the proxy's relays finish on their own.
+        writer.write_eof()
+        assert await reader.read() == b""
+        writer.close()
+        await writer.wait_closed()
+    return {
+        "trips": trips,
+        "set_round_trip": up + down,
+        "p50": statistics.median(times),
+        "max": max(times),
+        "min": min(times),
+    }
+
+
 def main(argv: list[str] | None = None) -> None:
-    """Run a proxy until interrupted."""
+    """Run a proxy until interrupted, or measure one (``--measure``)."""
     parser = argparse.ArgumentParser(prog="python -m benchmarks.lagproxy", description=__doc__)
-    parser.add_argument("--target", required=True, help="host:port to relay to")
+    parser.add_argument("--measure", action="store_true", help="time round trips through it")
+    parser.add_argument("--smoke", action="store_true", help="--measure, a quick run (CI)")
+    parser.add_argument("--target", help="host:port to relay to (required unless measuring)")
     parser.add_argument("--listen", default="127.0.0.1:0", help="host:port to listen on")
     parser.add_argument("--up", type=float, default=0.075, help="client to server delay, s")
     parser.add_argument("--down", type=float, default=0.075, help="server to client delay, s")
     parser.add_argument("--jitter", type=float, default=0.0, help="uniform jitter each way, s")
     parser.add_argument("--seed", type=int, default=0, help="the jitter's seed")
     args = parser.parse_args(argv)
+    if args.measure or args.smoke:
+        found = asyncio.run(measure(20 if args.smoke else 200, args.up, args.down, args.jitter))
+        print(
+            f"lagproxy: {found['trips']} round trips set to {1000 * found['set_round_trip']:.1f}"
+            f" ms took {1000 * found['p50']:.1f} ms (p50), {1000 * found['min']:.1f}"
+            f"-{1000 * found['max']:.1f} ms"
+        )
+        return
+    if args.target is None:
+        parser.error("--target is required (or --measure)")
     target, listen = _address(args.target), _address(args.listen)
 
     async def serve() -> None:

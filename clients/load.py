@@ -105,9 +105,10 @@ def _cores() -> tuple[int | None, int | None]:
     return None, None
 
 
-def wait_healthy(port: int) -> None:
-    """Wait (up to about 20 s) until the Lumin server on ``port`` answers ``/healthz``."""
-    for _ in range(400):
+def wait_healthy(port: int, timeout: float = 20.0) -> None:
+    """Wait (up to about ``timeout`` seconds) until the Lumin server on ``port`` answers
+    ``/healthz``."""
+    for _ in range(round(timeout / 0.05)):
         try:
             with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1):
                 return
@@ -180,9 +181,14 @@ class _Racer:
 
 
 async def _lumin_room(
-    url: str, window: _Window, latencies: list[float], sizes: dict[str, list[int]]
+    url: str,
+    window: _Window,
+    latencies: list[float],
+    sizes: dict[str, list[int]],
+    senders: int = 4,
 ) -> int:
-    """One race room of four closed-loop clients; returns the slides they made."""
+    """One race room of four clients, ``senders`` of them sliding closed-loop (the others
+    only read what they are sent); returns the slides they made."""
     racers = [await _Racer.connect(url, f"load{n}") for n in range(4)]
     host = racers[0]
     request = {
@@ -233,7 +239,16 @@ async def _lumin_room(
             made += answer["type"] == "accepted"
         return made
 
-    counts = await asyncio.gather(*(slide(racer) for racer in racers))
+    async def read(racer: _Racer) -> int:
+        with contextlib.suppress(asyncio.TimeoutError):
+            while time.perf_counter() < window.deadline and not racer.over:
+                left = window.deadline - time.perf_counter()
+                racer._note(await asyncio.wait_for(racer.socket.recv(), max(left, 0.001)))
+        return 0
+
+    counts = await asyncio.gather(
+        *(slide(racer) if n < senders else read(racer) for n, racer in enumerate(racers))
+    )
     sizes["delta"].extend(size for kind, size in recorder.frames if kind == "delta")
     # A full view as a client receives one: the snapshot frame (view, legal, envelope) that a
     # resume from seq 0 always gets.
@@ -245,9 +260,18 @@ async def _lumin_room(
     return sum(counts)
 
 
-async def _relay_room(url: str, window: _Window, latencies: list[float], payload: bytes) -> int:
+async def _relay_room(
+    url: str, window: _Window, latencies: list[float], payload: bytes, senders: int = 4
+) -> int:
     sockets = [await connect(url, max_size=None, compression=None) for _ in range(4)]
     await window.ready()
+
+    async def read(sock: Any) -> int:
+        with contextlib.suppress(asyncio.TimeoutError):
+            while time.perf_counter() < window.deadline:
+                left = window.deadline - time.perf_counter()
+                await asyncio.wait_for(sock.recv(), max(left, 0.001))
+        return 0
 
     async def loop(sock: Any, tag: bytes) -> int:
         made = 0
@@ -262,7 +286,9 @@ async def _relay_room(url: str, window: _Window, latencies: list[float], payload
             made += 1
         return made
 
-    counts = await asyncio.gather(*(loop(s, bytes([n])) for n, s in enumerate(sockets)))
+    counts = await asyncio.gather(
+        *(loop(s, bytes([n])) if n < senders else read(s) for n, s in enumerate(sockets))
+    )
     for sock in sockets:
         await sock.close()
     return sum(counts)
@@ -319,13 +345,17 @@ class _Window:
         return {name: probe() - self.cpu_start[name] for name, probe in self.probes.items()}
 
 
-async def _drive(
+async def drive(
     target: str,
     urls: list[str],
     rooms: int,
     seconds: float,
     probes: dict[str, Callable[[], float]],
+    senders: int = 4,
 ) -> dict[str, Any]:
+    """Run the load on ``target`` (``lumin`` or ``relay``) at ``urls`` for ``seconds``:
+    ``rooms`` rooms of four clients, ``senders`` of each sliding closed-loop; ``probes``
+    measure each process's CPU over the window."""
     latencies: list[float] = []
     sizes: dict[str, list[int]] = {"delta": [], "view": []}
     window = _Window(rooms, seconds, probes)
@@ -334,10 +364,16 @@ async def _drive(
         payload = encode(
             Act(room="r0123456789", command={"type": "slide", "src": 1, "dst": 2}, seq=100, id=7)
         )
-        work = [_relay_room(f"{url}/room/{n}", window, latencies, payload) for n in range(rooms)]
+        work = [
+            _relay_room(f"{url}/room/{n}", window, latencies, payload, senders)
+            for n in range(rooms)
+        ]
     else:
         # A cluster's rooms go round the nodes, as the least-loaded rule would place them.
-        work = [_lumin_room(urls[n % len(urls)], window, latencies, sizes) for n in range(rooms)]
+        work = [
+            _lumin_room(urls[n % len(urls)], window, latencies, sizes, senders)
+            for n in range(rooms)
+        ]
     counts = await asyncio.gather(*work)
     elapsed = time.perf_counter() - window.started
     load_cpu = time.process_time() - window.load_cpu_start
@@ -470,7 +506,7 @@ def _run_target(
     try:
         probes = {} if process is None else {"server": functools.partial(_cpu_seconds, process.pid)}
         # uvloop, as the server runs by default, so both ends of a run share the loop kind.
-        result = uvloop.run(_drive(target, [url], rooms, seconds, probes))
+        result = uvloop.run(drive(target, [url], rooms, seconds, probes))
     finally:
         if process is not None:
             process.terminate()
@@ -568,7 +604,7 @@ def _run_cluster(
         }
         urls = [f"ws://127.0.0.1:{port}/ws" for port in ports]
         before = [_store_counts(port) for port in metrics]
-        result = uvloop.run(_drive("lumin", urls, rooms, seconds, probes))
+        result = uvloop.run(drive("lumin", urls, rooms, seconds, probes))
         after = [_store_counts(port) for port in metrics]
     finally:
         for process in processes:
