@@ -45,7 +45,9 @@ def start_server(data: str, flags: list[str]) -> tuple[subprocess.Popen[bytes], 
         sys.executable, "-m", "lumin.cli", "serve", "--port", str(port), "--data", data,
         "--log-level", "warning", *flags,
     ]  # fmt: skip
-    process = subprocess.Popen(command, cwd=ROOT, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     wait_healthy(port)
     return process, port
 

@@ -66,7 +66,9 @@ async def run(connections: int, batch: int) -> None:
             *limit_flags(LOAD_LIMITS),
         ]
         print(f"server limits raised for one loopback address: {limit_flags(LOAD_LIMITS)}")
-        server = subprocess.Popen(command, cwd=ROOT, stderr=subprocess.DEVNULL)
+        server = subprocess.Popen(
+            command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
         try:
             wait_healthy(port)
             url = f"ws://127.0.0.1:{port}/ws"

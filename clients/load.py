@@ -497,7 +497,10 @@ def _run_target(
                 "--durability",
                 durability,
             ]
-        process = subprocess.Popen(_pinned(command, core), cwd=ROOT, stderr=subprocess.DEVNULL)
+        # The server's browser line goes to its stdout, which --json output must not hold.
+        process = subprocess.Popen(
+            _pinned(command, core), cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
         if target == "relay":
             time.sleep(1.0)
         else:
@@ -583,7 +586,12 @@ def _run_cluster(
                 "--log-level", "warning", "--metrics-listen", f"127.0.0.1:{metrics[n]}",
             ]  # fmt: skip
             processes.append(
-                subprocess.Popen(_pinned(command, core), cwd=ROOT, stderr=subprocess.DEVNULL)
+                subprocess.Popen(
+                    _pinned(command, core),
+                    cwd=ROOT,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                )
             )
         for port in ports:
             wait_healthy(port)
