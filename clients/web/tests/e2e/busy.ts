@@ -13,10 +13,10 @@ export interface BusyLobby {
   close(): Promise<void>;
 }
 
-/** `count` waiting Flip Over Frog rooms in the suite server's lobby, made by `name`. */
-export async function busyLobby(count: number, name = "Busy Host"): Promise<BusyLobby> {
+/** `count` waiting Flip Over Frog rooms in the lobby of the server at `ws` (the suite's by
+ *  default), made by `name`. */
+export async function busyLobby(count: number, name = "Busy Host", ws = `${URL().replace(/^http/, "ws")}/ws`): Promise<BusyLobby> {
   const python = join(ROOT, ".venv", "bin", "python");
-  const ws = `${URL().replace(/^http/, "ws")}/ws`;
   const child: ChildProcess = spawn(python, [join(import.meta.dirname, "make_rooms.py"), ws, String(count), name], { cwd: ROOT, stdio: ["pipe", "pipe", "pipe"] });
   let output = "";
   let errors = "";

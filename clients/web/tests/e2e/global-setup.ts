@@ -16,7 +16,7 @@ export const SCREENS = join(WEB, "test-results", "screens");
 /** The e2e server's admin token (the admin API is off without one). */
 export const ADMIN_TOKEN = "e2e-admin-token-0123456789abcdef";
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((done, fail) => {
     const server = createServer();
     server.once("error", fail);
@@ -27,7 +27,7 @@ function freePort(): Promise<number> {
   });
 }
 
-async function waitHealthy(url: string, server: ChildProcess, log: () => string): Promise<void> {
+export async function waitHealthy(url: string, server: ChildProcess, log: () => string): Promise<void> {
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
     if (server.exitCode !== null) throw new Error(`lumin serve exited with ${server.exitCode}:\n${log()}`);
