@@ -44,6 +44,7 @@ from protocol.messages import Act
 __all__ = [
     "LOAD_LIMITS",
     "bench_cluster",
+    "drive",
     "bench_race",
     "free_port",
     "limit_flags",
