@@ -44,8 +44,8 @@ from protocol.messages import Act
 __all__ = [
     "LOAD_LIMITS",
     "bench_cluster",
-    "drive",
     "bench_race",
+    "drive",
     "free_port",
     "limit_flags",
     "relay_main",

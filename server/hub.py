@@ -657,6 +657,32 @@ class Hub:
             return True
         return not room.deserted and (now or time.time()) - room.touched < UNATTENDED
 
+    def _live_rooms(self, game: str | None) -> tuple[list[Room], list[RoomSummary]]:
+        """The lobby's waiting and playing rooms (optionally of one game): this node's, and
+        the summaries of every other node's."""
+        mine = [
+            room
+            for room in self.rooms.values()
+            if self.listed(room)
+            and room.status in ("waiting", "playing")
+            and (game is None or room.game.id == game)
+        ]
+        others = []
+        if self.cluster is not None:
+            others = [
+                summary
+                for summary in self.cluster.remote_rooms()
+                if summary.room not in self.rooms and (game is None or summary.game == game)
+            ]
+        return mine, others
+
+    def _live(self, game: str | None) -> list[RoomSummary]:
+        """The lobby's live rooms' summaries, newest first."""
+        mine, others = self._live_rooms(game)
+        live = [room.summary() for room in mine] + others
+        live.sort(key=lambda summary: summary.created, reverse=True)
+        return live
+
     async def summaries(
         self, game: str | None = None, offset: int = 0, limit: int | None = None
     ) -> RoomList:
@@ -664,29 +690,20 @@ class Hub:
         more than the ``lobby_page`` setting: public waiting and playing rooms, newest first,
         then finished public games kept in the store, most recently finished first."""
         size = min(limit or self.settings.lobby_page, self.settings.lobby_page)
-        live = [
-            room.summary()
-            for room in self.rooms.values()
-            if self.listed(room)
-            and room.status in ("waiting", "playing")
-            and (game is None or room.game.id == game)
-        ]
-        if self.cluster is not None:  # every other node's rooms too
-            live += [
-                summary
-                for summary in self.cluster.remote_rooms()
-                if summary.room not in self.rooms and (game is None or summary.game == game)
-            ]
-        live.sort(key=lambda summary: summary.created, reverse=True)
-        total = len(live) + await self.store.get_finished_count(game)
+        # The store's reads come first: the live rooms are taken after the last await, so a
+        # watcher added before this page gets every change after it in a lobby_update, and
+        # none the page itself would then overwrite.
+        finished = await self.store.get_finished_count(game)
+        shown_live = sum(map(len, self._live_rooms(game)))
+        rows: list[RoomRow] = []
+        if offset + size > shown_live:
+            rows = await self.store.get_finished(size, game, offset=max(0, offset - shown_live))
+        live = self._live(game)
+        total = len(live) + finished
         page = live[offset : offset + size]
-        if len(page) < size:
-            rows = await self.store.get_finished(
-                size - len(page), game, offset=max(0, offset - len(live))
-            )
-            for row in rows:
-                held = self.rooms.get(row.id)
-                page.append(held.summary() if held is not None else stored_summary(row))
+        for row in rows[: size - len(page)]:
+            held = self.rooms.get(row.id)
+            page.append(held.summary() if held is not None else stored_summary(row))
         following = offset + size if offset + size < total else None
         return RoomList(rooms=tuple(page), total=total, next=following)
 

@@ -47,6 +47,41 @@ async def test_lobby_lists_rooms_and_sends_live_updates(connect) -> None:
     assert room in [r.room for r in await bob.list_rooms("flip_over_frog")]
 
 
+async def test_a_room_made_while_the_lobby_is_read_is_never_lost_to_its_watcher(
+    connect, server, monkeypatch
+) -> None:
+    # The lobby's first page waits for the store (finished games, read off the loop); a room
+    # made meanwhile must end up in that page or in an update sent after it, never in an
+    # update the page then overwrites.
+    ada, bob = await connect("Ada"), await connect("Bob")
+    reading, go = asyncio.Event(), asyncio.Event()
+    count = server.hub.store.get_finished_count
+
+    async def slow_count(game: str | None = None) -> int:
+        reading.set()
+        await go.wait()
+        return await count(game)
+
+    monkeypatch.setattr(server.hub.store, "get_finished_count", slow_count)
+    watching = asyncio.create_task(bob.watch_lobby())
+    await asyncio.wait_for(reading.wait(), 5)
+    room = await ada.create_room("flip_over_frog", seats=[human(), bot()], sit=0)
+    await asyncio.sleep(0.3)  # the room's lobby update goes out while the page waits
+    go.set()
+    listed = [summary.room for summary in await asyncio.wait_for(watching, 5)]
+    while not bob.messages.empty():  # what came before the page: the page replaces it
+        bob.messages.get_nowait()
+    if room not in listed:
+
+        async def updated() -> None:
+            while True:
+                message = await bob.messages.get()
+                if isinstance(message, LobbyUpdate) and any(r.room == room for r in message.rooms):
+                    return
+
+        await asyncio.wait_for(updated(), 5)
+
+
 async def test_a_waiting_room_everyone_left_leaves_the_lobby_until_someone_returns(
     connect,
 ) -> None:
