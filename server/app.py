@@ -172,6 +172,7 @@ class LuminServer:
         )
         cluster.load = lambda: (self.hub.load(), len(self.clients))
         cluster.owned = lambda: list(ownership.epochs)
+        ownership.share = cluster.claim_share  # a dead node's rooms go to the lightest nodes
         cluster.lobby_changed = self.hub.remote_lobby
         cluster.listed = lambda: [
             room.summary()

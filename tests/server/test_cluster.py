@@ -431,6 +431,16 @@ def test_a_dead_nodes_rooms_go_to_the_survivors_by_load() -> None:
     assert share("node-b", {"node-b": 0}, 5) == 5, "alone: every room"
 
 
+async def test_a_loaded_node_claims_fewer_lapsed_rooms_than_a_light_one(nodes) -> None:
+    b, c = await nodes("node-b"), await nodes("node-c")
+    b.hub.load = lambda: 6  # type: ignore[method-assign]  # b plays six rooms, c none
+    await until(lambda: c.hub.cluster.nodes.get("node-b", NodeInfo("", "")).rooms == 6)
+    await until(lambda: "node-c" in b.hub.cluster.nodes)
+    assert b.hub.ownership.share(6) == 0, "the loaded node leaves a dead node's six rooms"
+    assert c.hub.ownership.share(6) == 6, "the empty node takes them all: six rooms each"
+    assert b.hub.ownership.share(8) == 1 and c.hub.ownership.share(8) == 7
+
+
 async def test_a_room_taken_over_keeps_its_deadlines_and_its_turn_clock(nodes) -> None:
     a, b = await nodes("node-a"), await nodes("node-b")
     await known_to_each_other(a, b)
