@@ -21,11 +21,13 @@ from typing import Any
 
 import msgpack
 import pytest
+from click.testing import CliRunner
 from websockets.asyncio.client import connect as ws_connect
 
 from clients.sdk import LuminClient, bot, human
 from engine.core import expand_legal, to_wire
 from engine.registry import get_game
+from lumin.cli import main
 from protocol.messages import RoomCreated
 from server.app import LuminServer
 from server.cluster import CREATE_MARGIN, Cluster, NodeInfo, origin_of
@@ -644,3 +646,52 @@ async def test_any_node_answers_the_admin_api_for_the_whole_cluster(nodes) -> No
     await until(lambda: "node-a" not in b.hub.cluster.nodes)
     for client in (ada, bea, cy):
         await client.close()
+
+
+async def lumin_admin_of(server: LuminServer, *args: str) -> str:
+    """``lumin admin --url SERVER ARGS`` with the cluster's admin token: what it prints."""
+    result = await asyncio.to_thread(
+        CliRunner().invoke,
+        main,
+        ["admin", "--url", f"http://127.0.0.1:{server.port}", *args],
+        env={"LUMIN_ADMIN_TOKEN": ADMIN},
+    )
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+async def test_operators_see_each_rooms_lease_and_a_node_holding_one_without_it(nodes) -> None:
+    a, b = await nodes("node-a", admin_token=ADMIN), await nodes("node-b", admin_token=ADMIN)
+    await known_to_each_other(a, b)
+    ada = await LuminClient.connect(url(a), "Ada")
+    room = await ada.create_room("flip_over_frog", seats=[human(), bot()], sit=0)
+    await until(lambda: not a.hub.ownership.is_creating(room))
+    status, body = await admin_call(b, "GET", "rooms")
+    [entry] = body["rooms"]
+    assert (entry["node"], entry["held_without_lease"]) == ("node-a", False)
+    assert entry["lease"]["node"] == "node-a" and entry["lease"]["epoch"] == 1
+    assert entry["lease"]["live"] and 0 < entry["lease"]["expires_in"] <= TTL
+    # Node A as if paused past its lease: it renews nothing, node B takes the room over.
+    await a.hub.ownership.stop()
+    await a.store.release(room, "node-a", 1)
+    await until(lambda: room in b.hub.rooms)
+    status, body = await admin_call(b, "GET", "rooms")
+    listed = {entry["node"]: entry for entry in body["rooms"]}
+    assert listed.keys() == {"node-a", "node-b"}, "both nodes hold the room in memory"
+    assert listed["node-a"]["held_without_lease"] and not listed["node-b"]["held_without_lease"]
+    for entry in listed.values():
+        assert (entry["lease"]["node"], entry["lease"]["epoch"]) == ("node-b", 2)
+    status, body = await admin_call(a, "GET", f"rooms/{room}")
+    assert status == 200 and body["node"] == "node-a" and body["held_without_lease"]
+    assert (body["lease"]["node"], body["lease"]["epoch"], body["lease"]["live"]) == (
+        "node-b", 2, True
+    )  # fmt: skip
+    table = await lumin_admin_of(b, "rooms")
+    assert "LEASE" in table.splitlines()[0]
+    rows = sorted(" ".join(line.split()[7:10]) for line in table.splitlines() if room in line)
+    assert rows == ["node-a ! node-b", "node-b node-b epoch"], table
+    assert "without a live lease of its own" in table
+    shown = await lumin_admin_of(a, "room", room)
+    assert "lease node-b epoch 2 expires" in shown
+    assert "! node-a holds this room in memory without a live lease of its own" in shown
+    await ada.close()
