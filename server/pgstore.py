@@ -760,6 +760,18 @@ class PostgresStore:
         )
         return bytes(await self.pool.fetchval("SELECT value FROM secrets WHERE name = 'session'"))
 
+    async def cluster_id(self) -> str:
+        """The id of the cluster whose database this is (``c`` and 16 hex digits): made at the
+        first start of any node on it and kept in ``secrets`` (nodes starting together agree:
+        the first insert wins), so every node of the cluster, and a backup, has the same."""
+        await self.pool.execute(
+            "INSERT INTO secrets (name, value) VALUES ('cluster', $1)"
+            " ON CONFLICT (name) DO NOTHING",
+            ("c" + secrets.token_hex(8)).encode(),
+        )
+        value = await self.pool.fetchval("SELECT value FROM secrets WHERE name = 'cluster'")
+        return bytes(value).decode()
+
     def _many(self, sql: str, rows: list[tuple[Any, ...]]) -> asyncio.Future[None]:
         async def write(connection: asyncpg.Connection) -> None:
             if rows:

@@ -29,7 +29,7 @@ from engine.core import expand_legal, to_wire
 from engine.registry import get_game
 from lumin.cli import main
 from protocol.messages import RoomCreated
-from server.app import LuminServer
+from server.app import LuminServer, StartupError
 from server.cluster import CREATE_MARGIN, Cluster, NodeInfo, origin_of
 from server.config import Settings
 from tests.server.conftest import TEST_LIMITS
@@ -695,3 +695,39 @@ async def test_operators_see_each_rooms_lease_and_a_node_holding_one_without_it(
     assert "lease node-b epoch 2 expires" in shown
     assert "! node-a holds this room in memory without a live lease of its own" in shown
     await ada.close()
+
+
+async def test_a_node_refuses_a_redis_prefix_another_cluster_lives_under(
+    nodes, postgres_url: str, redis_url: str, redis_prefix: str, tmp_path: Path
+) -> None:
+    a = await nodes("node-a")
+    made = await a.store.cluster_id()
+    assert made.startswith("c") and len(made) == 17
+    assert await a.store.cluster_id() == made, "made once, at the first start"
+    b = await nodes("node-b")
+    assert await b.store.cluster_id() == made, "every node of the database's cluster has it"
+    redis = b.hub.cluster.redis
+    await until(lambda: "node-b" in a.hub.cluster.nodes)
+    assert {await redis.get(f"{redis_prefix}cluster:{n}") for n in ("node-a", "node-b")} == {
+        made.encode()
+    }, "published with each registry entry"
+    # Another cluster (its own database) under the same prefix: one of its nodes is live.
+    entry = json.dumps({"node": "node-x", "url": "ws://elsewhere/ws", "rooms": 0})
+    await redis.set(f"{redis_prefix}node:node-x", entry, px=60_000)
+    await redis.set(f"{redis_prefix}cluster:node-x", "c0123456789abcdef", px=60_000)
+    await redis.sadd(f"{redis_prefix}nodes", "node-x")
+    third = LuminServer(Settings(
+        port=0, data=tmp_path / "node-c", store=postgres_url, redis=redis_url,
+        redis_prefix=redis_prefix, node_id="node-c", lease_ttl=TTL, **TEST_LIMITS,
+    ))  # fmt: skip
+    with pytest.raises(StartupError) as refused:
+        await third.start()
+    said = str(refused.value)
+    assert "holds live nodes of another cluster (node-x of cluster c0123456789abcdef)" in said
+    assert f"is cluster {made}" in said and "its own --redis-prefix" in said
+    assert await redis.get(f"{redis_prefix}node:node-c") is None, "it never joined"
+    assert await redis.get(f"{redis_prefix}node:node-x") is not None, "nor touched theirs"
+    await redis.delete(f"{redis_prefix}node:node-x")  # that cluster's node dies
+    await until(lambda: "node-x" not in b.hub.cluster.nodes)
+    fourth = await nodes("node-d")
+    assert fourth.hub.cluster.cluster_id == made, "no live node of another cluster: it joins"
