@@ -73,6 +73,7 @@ __all__ = [
     "failures",
     "kill_signals",
     "log_breaks",
+    "new_owners",
     "play",
     "spectator_gaps",
     "stale_acks",
@@ -720,6 +721,8 @@ class Takedown:
     restart_seconds: float | None = None
     settle_seconds: float | None = None
     moved: set[str] = attrs.field(factory=set)
+    #: Where the moved rooms went: how many each node took (failover by load spreads them).
+    moved_to: dict[str, int] = attrs.field(factory=dict)
     #: After a SIGCONT: moved rooms the woken node let go, and of them those it let go on a
     #: refused (fenced) write rather than on a lease it failed to renew.
     let_go: set[str] = attrs.field(factory=set)
@@ -745,6 +748,7 @@ async def take_down(index: int, how: str, cluster: Cluster, deadline: float) -> 
         woke = await _pause(down, node, cluster, deadline)
     leases = await cluster.database.leases()
     down.moved = {room for room in down.rooms if leases[room].node != down.node}
+    down.moved_to = new_owners(down.moved, leases)
     again = _within(deadline, 2 * cluster.run.lease_ttl + 30)
     if not await until(lambda: _played_again(cluster.database, down), again):
         down.problems.append(f"rooms of {down.node} did not play again after the kill")
@@ -784,6 +788,11 @@ async def _settle(down: Takedown, cluster: Cluster, deadline: float, away: str |
     if not await until(lambda: _owned_elsewhere(cluster.database, down.rooms, away), bound):
         down.problems.append(f"{down.node}'s rooms had no live owner {bound:.0f} s after the kill")
     down.settle_seconds = time.time() - down.at
+
+
+def new_owners(moved: Iterable[str], leases: Mapping[str, Lease]) -> dict[str, int]:
+    """How many of the ``moved`` rooms each node holds the lease of, by node id."""
+    return dict(sorted(Counter(leases[room].node for room in moved).items()))
 
 
 def _within(deadline: float, seconds: float) -> float:
@@ -1120,6 +1129,7 @@ def _takedown_summary(
         "node": down.node,
         "rooms": len(down.rooms),
         "moved": len(down.moved),
+        "moved_to": down.moved_to,
         "let_go": len(down.let_go) if down.signal == "SIGSTOP" else None,
         "fenced": len(down.fenced) if down.signal == "SIGSTOP" else None,
         "sent_while_paused": dict(paused) if down.signal == "SIGSTOP" else None,
@@ -1224,7 +1234,8 @@ def bench_failover(run: FailoverRun) -> dict[str, Any]:
       ``spectators_sent_to_owner`` (``watch_room`` answered ``moved``);
     - ``resumes_redone``: resumes a client had to send again itself (:class:`Member`);
       ``setup_retries``: setup requests sent again, by the answer (:data:`SETUP_RETRIED`);
-    - ``takedowns``: each kill's signal, node, rooms, rooms moved, how long until they had
+    - ``takedowns``: each kill's signal, node, rooms, rooms moved and how many each node took
+      (``moved_to``: the survivors share them by load), how long until they had
       owners again and the node was back, after a SIGCONT how many moved rooms the woken node
       let go (``let_go``; ``fenced``: on a refused write rather than a lease it failed to
       renew), what became of the commands players sent it while it was paused

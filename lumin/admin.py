@@ -10,6 +10,7 @@ It needs only the standard library's HTTP client: no part of the server is impor
 
 from __future__ import annotations
 
+import datetime
 import functools
 import json
 import urllib.error
@@ -160,11 +161,33 @@ def rooms(api: _Api, game: str | None, state: str | None) -> None:
     body = api.call("GET", "rooms", game=game, state=state)
     rows = [
         (r["id"], r["game"], r["state"], r["players"], r["spectators"], r["bots"],
-         f"{r['age_seconds']:.0f}s", r["node"])
+         f"{r['age_seconds']:.0f}s", r["node"] + (" !" if r.get("held_without_lease") else ""),
+         _lease(r.get("lease")))
         for r in body["rooms"]
     ]  # fmt: skip
-    header = ("ROOM", "GAME", "STATE", "PLAYERS", "SPECTATORS", "BOTS", "AGE", "NODE")
-    api.show(body, _table(rows, header) + _unreachable(body))
+    header = ("ROOM", "GAME", "STATE", "PLAYERS", "SPECTATORS", "BOTS", "AGE", "NODE", "LEASE")
+    stale = any(r.get("held_without_lease") for r in body["rooms"])
+    api.show(body, _table(rows, header) + (f"\n{_STALE}" if stale else "") + _unreachable(body))
+
+
+#: What a node marked ``!`` means.
+_STALE = (
+    "! the node holds the room in memory without a live lease of its own: it was paused or cut"
+    " off and lets the room go at its next lease round; the lease's node plays it"
+)
+
+
+def _lease(lease: Mapping[str, Any] | None) -> str | None:
+    """A room's lease in a few words: node, epoch and how long until it lapses (or since)."""
+    if lease is None:
+        return None
+    return f"{lease['node']} epoch {lease['epoch']} {_when(lease)}"
+
+
+def _when(lease: Mapping[str, Any]) -> str:
+    """How long until a lease lapses, or since it did."""
+    left = float(lease["expires_in"])
+    return f"{left:.1f}s left" if lease["live"] else f"lapsed {-left:.1f}s ago"
 
 
 @admin.command()
@@ -183,10 +206,30 @@ def room(api: _Api, room: str) -> None:
         f"  age {body['age_seconds']:.0f}s  spectators {body['spectators']}",
         f"options {json.dumps(body['options'])}  to move {body['to_move']}"
         + (f"  muted {body['muted']}" if body["muted"] else ""),
+        *_lease_lines(body.get("lease"), body["node"], bool(body.get("held_without_lease"))),
         "",
         _table(seats, ("SEAT", "KIND", "NAME", "USER", "BOT", "CONNECTED", "BOT PLAYING")),
     ]
     api.show(body, "\n".join(lines))
+
+
+def _lease_lines(lease: Mapping[str, Any] | None, node: str, stale: bool) -> list[str]:
+    """A room's lease as ``lumin admin room`` shows it: its node, epoch and expiry (the
+    database's clock, UTC), and a warning when the node that answered holds the room without
+    a live lease of its own."""
+    if lease is None:
+        return [] if not stale else [f"lease: none; {node} holds the room without one"]
+    expires = datetime.datetime.fromtimestamp(float(lease["expires"]), datetime.UTC)
+    lines = [
+        f"lease {lease['node']} epoch {lease['epoch']} expires"
+        f" {expires:%Y-%m-%d %H:%M:%S} UTC ({_when(lease)})"
+    ]
+    if stale:
+        lines.append(
+            f"! {node} holds this room in memory without a live lease of its own: it was paused"
+            f" or cut off and lets the room go at its next lease round; {lease['node']} plays it"
+        )
+    return lines
 
 
 @admin.command()

@@ -183,6 +183,14 @@ def _print_failover(report: dict[str, Any]) -> None:
         f"  {report['spectators']} spectators: {report['spectator_gaps']} gaps,"
         f" {report['snapshots']} snapshots"
     )
+    for n, down in enumerate(report["takedowns"], 1):
+        went = ", ".join(f"{node} {count}" for node, count in down["moved_to"].items()) or "-"
+        click.echo(
+            f"  kill {n} ({down['signal']} of {down['node']}): {down['moved']} of"
+            f" {down['rooms']} rooms moved, to {went}; owners again after"
+            f" {down['settle_seconds']} s, back in play after max"
+            f" {down['failover_max_seconds']} s"
+        )
     for failure in report["failed"]:
         click.echo(f"  FAILED: {failure}")
     if report.get("logs"):

@@ -11,6 +11,13 @@ On a cluster any node answers for the whole cluster: a request about a room anot
 plays is forwarded to that node over the cluster's control channel
 (:meth:`server.cluster.Cluster.ask`) and its answer returned; the room and connection lists
 gather every node's. A forwarded request is never forwarded again.
+
+On the PostgreSQL store each room a node lists (``rooms``, ``rooms/ID``) carries its lease as
+the store has it (``lease``: node, epoch, expiry and seconds left by the database's clock) and
+``held_without_lease``: whether this node holds the waiting or playing room in memory without
+a live lease of its own at the epoch it plays (a finished room needs none). A node that was
+paused past its lease lists the rooms it held until its next renewal round lets them go, while
+their new owner lists them too: the flag tells the stale entry from the owner's.
 """
 
 from __future__ import annotations
@@ -37,6 +44,7 @@ from server.errors import Refused
 from server.hub import Hub
 from server.limits import address_key
 from server.logs import banned, seat_kicked
+from server.pgstore import Lease, PostgresStore
 from server.replay import log_document
 from server.room import Room
 from server.store import Ban
@@ -196,17 +204,52 @@ class AdminApi:
                 f"state is waiting, playing or finished, not {state!r}.",
             )
         now = time.time()
-        rooms = [
-            _room_entry(room.summary(), self.node, now)
+        listed = [
+            room
             for room in self.hub.rooms.values()
             if not room.closed
             and (game is None or room.game.id == game)
             and (state is None or room.summary().state == state)
         ]
+        leases = await self._leases([room.id for room in listed])
+        rooms = [_room_entry(room.summary(), self.node, now) | leases(room) for room in listed]
         return await self._gathered("rooms", rooms, target, forwarded)
+
+    async def _leases(self, rooms: list[str]) -> Callable[[Room], dict[str, Any]]:
+        """The ``lease`` and ``held_without_lease`` fields of each of ``rooms`` held here, read
+        from the store in one query (both ``None`` when the store is not PostgreSQL's, or
+        did not answer)."""
+        store, ownership = self.hub.store, self.hub.ownership
+        if not isinstance(store, PostgresStore) or ownership is None or not rooms:
+            return lambda room: {"lease": None, "held_without_lease": None}
+        try:
+            found: dict[str, Lease] | None = await store.leases(rooms)
+        except Exception:  # the store away: the rooms are listed all the same
+            log.warning("admin_leases_unread", exc_info=True)
+            found = None
+
+        def fields(room: Room) -> dict[str, Any]:
+            if found is None:
+                return {"lease": None, "held_without_lease": None}
+            lease = found.get(room.id)
+            held = (
+                lease is not None
+                and lease.live
+                and lease.node == ownership.node
+                and lease.epoch == room.lease_epoch
+            )
+            # A finished room needs no lease; a new room's first one may not be committed yet.
+            stale = room.status in ("waiting", "playing") and not ownership.is_creating(room.id)
+            return {
+                "lease": None if lease is None else _lease_entry(lease),
+                "held_without_lease": stale and not held,
+            }
+
+        return fields
 
     async def _room(self, room: Room) -> Answer:
         summary = room.summary()
+        leases = await self._leases([room.id])
         grace = {n for n in range(len(room.seats)) if self.hub.bots.in_grace(room, n)}
         playing = self.hub.bots.seats_of(room)
         connected = {peer.user for peer in room.peers}
@@ -235,6 +278,7 @@ class AdminApi:
         ]
         return 200, {
             **_room_entry(summary, self.node, time.time()),
+            **leases(room),
             "status": room.status,
             "options": dict(room.options),
             "private": room.private,
@@ -527,6 +571,17 @@ def _room_entry(summary: RoomSummary, node: str, now: float) -> dict[str, Any]:
         "bots": kinds.count("bot"),
         "age_seconds": round(max(0.0, now - summary.created), 1),
         "node": node,
+    }
+
+
+def _lease_entry(lease: Lease) -> dict[str, Any]:
+    """A room's lease as the admin API shows it."""
+    return {
+        "node": lease.node,
+        "epoch": lease.epoch,
+        "expires": round(lease.expires, 3),
+        "expires_in": round(lease.expires_in, 1),
+        "live": lease.live,
     }
 
 

@@ -30,7 +30,7 @@ from websockets.http11 import Request, Response
 from server.admin import AdminApi
 from server.catalog import catalog
 from server.client import Client
-from server.cluster import Cluster
+from server.cluster import Cluster, OtherCluster
 from server.config import Settings, shown_url, split_host_port
 from server.datalock import DataFolderInUse, DataLock
 from server.http import HttpRoutes, metrics_response, response
@@ -139,7 +139,12 @@ class LuminServer:
         await self.hub.reload_bans()
         await self.hub.accounts.load_secret()  # made at the first start, shared by every node
         if self.settings.redis is not None:  # in the registry before the rooms come back
-            await self._join_cluster(listening.getsockname()[1])
+            try:
+                await self._join_cluster(listening.getsockname()[1])
+            except StartupError:
+                listening.close()
+                await self.stop()
+                raise
         if self.hub.ownership is not None:  # renewing from the first claim of the recovery
             self.hub.ownership.start()
         rebuilding = time.perf_counter()
@@ -169,9 +174,11 @@ class LuminServer:
             self.settings.node_url(port),
             prefix=self.settings.redis_prefix,
             heartbeat=min(1.0, self.settings.lease_ttl / 3),
+            cluster_id=await ownership.store.cluster_id(),  # made at the cluster's first start
         )
         cluster.load = lambda: (self.hub.load(), len(self.clients))
         cluster.owned = lambda: list(ownership.epochs)
+        ownership.share = cluster.claim_share  # a dead node's rooms go to the lightest nodes
         cluster.lobby_changed = self.hub.remote_lobby
         cluster.listed = lambda: [
             room.summary()
@@ -187,7 +194,13 @@ class LuminServer:
         cluster.broadcasted = self.hub.cluster_said
         self.hub.ratings.cluster = cluster  # rating updates serialized across the nodes
         self.hub.cluster = cluster
-        await cluster.start()
+        try:
+            await cluster.start()
+        except OtherCluster as error:
+            self.hub.ratings.cluster = self.hub.cluster = None
+            await cluster.stop(leave=False)  # the other cluster's entries are not ours to drop
+            where = shown_url(self.settings.redis)
+            raise StartupError(f"cannot join the cluster at {where}: {error}") from None
         log.info("cluster_joined", node=ownership.node, url=cluster.public_url,
                  nodes=len(cluster.nodes), redis=cluster.reachable)  # fmt: skip
 

@@ -12,6 +12,12 @@ under the cluster's prefix (``lumin:`` by default):
   clock, with the same expiry: a node is sent clients (``moved``) only while its last heartbeat
   is at most :data:`LAPSED_BEATS` heartbeats old (:meth:`Cluster.live_url`), so a node that
   died is not named in the seconds its entry outlives it.
+- ``cluster:<id>``: the id of the node's cluster (kept in its PostgreSQL database:
+  :meth:`server.pgstore.PostgresStore.cluster_id`), set with each entry and with the same
+  expiry. A node refuses to start (:class:`OtherCluster`) while the prefix holds a live entry
+  of another cluster's node: a Redis db number does not separate pub/sub channels, so two
+  clusters on one Redis are kept apart only by their prefixes. (A separate key rather than a
+  field of ``node:<id>``, which older nodes read strictly.)
 - ``room:<id>``: the node playing the room, refreshed at every heartbeat for every room the
   node owns, with the same expiry.
 - ``lobby``: a hash from room id to the owner's id and the room's lobby summary, for every
@@ -56,7 +62,15 @@ from redis.retry import Retry
 from protocol.codec import SERVER_FRAME_LIMITS, decode, encode
 from protocol.messages import LobbyUpdate, RoomSummary
 
-__all__ = ["CREATE_MARGIN", "LAPSED_BEATS", "Cluster", "LobbyChange", "NodeInfo", "origin_of"]
+__all__ = [
+    "CREATE_MARGIN",
+    "LAPSED_BEATS",
+    "Cluster",
+    "LobbyChange",
+    "NodeInfo",
+    "OtherCluster",
+    "origin_of",
+]
 
 log = structlog.get_logger("lumin.cluster")
 
@@ -70,6 +84,11 @@ REDIS_TIMEOUT = 1.0
 #: Heartbeats without one from a node after which it is not named to clients any more (a
 #: live node beats every heartbeat; the half is for a beat's own delay).
 LAPSED_BEATS = 1.5
+
+
+class OtherCluster(Exception):
+    """The Redis prefix a node was given holds live nodes of another cluster; the sentence
+    names them and what to do."""
 
 
 @attrs.frozen
@@ -150,8 +169,11 @@ class Cluster:
         *,
         prefix: str = "lumin:",
         heartbeat: float = 1.0,
+        cluster_id: str = "",
     ) -> None:
         self.node = node
+        #: The cluster's id, published with each heartbeat (empty: none, as in some tests).
+        self.cluster_id = cluster_id
         self.public_url = public_url
         self.prefix = prefix
         self.heartbeat = heartbeat
@@ -229,7 +251,9 @@ class Cluster:
     async def start(self) -> None:
         """Join the registry (one heartbeat now), read the lobby and subscribe to its changes,
         then beat every ``heartbeat`` seconds. Redis away at start is not fatal: the node plays
-        alone until it answers."""
+        alone until it answers. :class:`OtherCluster` (and nothing written) when the prefix
+        holds live nodes of another cluster."""
+        await self.refuse_other_clusters()
         await self.beat()
         subscribed = asyncio.get_running_loop().create_future()
         self._tasks = [
@@ -238,6 +262,38 @@ class Cluster:
         ]
         with contextlib.suppress(TimeoutError):  # Redis away: the listener keeps trying
             await asyncio.wait_for(asyncio.shield(subscribed), REDIS_TIMEOUT)
+
+    async def refuse_other_clusters(self) -> None:
+        """:class:`OtherCluster` when a live node under this prefix (this node's own id
+        included: another cluster's node of the same name) published another cluster's id;
+        nodes that publish none (an older Lumin) are not counted. Redis away: nothing to
+        refuse (the node plays alone until it answers)."""
+        if not self.cluster_id:
+            return
+        try:
+            members = await self.redis.smembers(self._key("nodes"))
+            ids = sorted(_text(member) for member in members)
+            if not ids:
+                return
+            async with self.redis.pipeline(transaction=False) as pipe:
+                pipe.mget([self._key("node", node) for node in ids])
+                pipe.mget([self._key("cluster", node) for node in ids])
+                entries, clusters = await pipe.execute()
+        except (RedisError, OSError) as error:
+            log.warning("cluster_id_unchecked", node=self.node, error=repr(error))
+            return
+        others = [
+            f"{node} of cluster {_text(cluster)}"
+            for node, entry, cluster in zip(ids, entries, clusters, strict=True)
+            if entry is not None and cluster is not None and _text(cluster) != self.cluster_id
+        ]
+        if others:
+            raise OtherCluster(
+                f"the Redis prefix {self.prefix!r} holds live nodes of another cluster"
+                f" ({', '.join(others)}), and this node's PostgreSQL database is cluster"
+                f" {self.cluster_id}: give each cluster its own --redis-prefix (a Redis db"
+                " number does not keep two clusters' channels apart)"
+            )
 
     async def leave(self) -> None:
         """Leave the registry now and stop beating (a node draining): other nodes send it no
@@ -325,6 +381,8 @@ class Cluster:
         try:
             async with self.redis.pipeline(transaction=False) as pipe:
                 pipe.set(self._key("node", self.node), _entry(info), px=self._expiry)
+                if self.cluster_id:
+                    pipe.set(self._key("cluster", self.node), self.cluster_id, px=self._expiry)
                 await self._stamp_beat(
                     keys=[self._key("beat", self.node)], args=[self._expiry], client=pipe
                 )

@@ -5,8 +5,11 @@ claims a room when it creates it, when it rebuilds it at start, or when the room
 lapsed (its owner died, paused past the lease, or let it go); the claim raises the lease's
 epoch, and every append the room makes carries that epoch, so an owner that lost its lease can
 never append again. :class:`Ownership` renews every lease this node holds three times per TTL
-in one statement, and each round claims lapsed rooms (a few per round, so the survivors of a
-dead node share its rooms) and hands them to the hub to rebuild. A lease it fails to renew, or
+in one statement, and each round claims lapsed rooms and hands them to the hub to rebuild: in
+a cluster, only this node's share of them by load (:attr:`Ownership.share`, which the server
+sets to :meth:`server.cluster.Cluster.claim_share`: what brings this node up to an even share
+of the live nodes' rooms), and never more than :data:`CLAIMS_PER_ROUND`, so a dead node's
+rooms spread over the survivors, the lightest first. A lease it fails to renew, or
 an append refused as :class:`~server.pgstore.Fenced`, makes the hub let the room go at once.
 
 PostgreSQL's clock is the one the leases run on, so nodes' clocks need not agree.
@@ -60,8 +63,9 @@ class Ownership:
         #: Whether rounds claim lapsed rooms (not while the server is still recovering its own,
         #: nor while it drains).
         self.claiming = False
-        #: How many of ``found`` lapsed rooms this node should claim this round (its share of
-        #: the cluster's load: :meth:`server.cluster.Cluster.claim_share`).
+        #: How many of ``found`` lapsed rooms this node should claim this round: its share of
+        #: the cluster's load (:meth:`server.cluster.Cluster.claim_share`, set when the node
+        #: joins a cluster); up to :data:`CLAIMS_PER_ROUND` until then.
         self.share: Callable[[int], int] = lambda found: CLAIMS_PER_ROUND
         self._lost = lost
         self._take = take

@@ -288,6 +288,14 @@ class Lease:
     expires: float
     #: Seconds since it lapsed, when listed by :meth:`PostgresStore.lapsed` (else 0).
     lapsed_for: float = 0.0
+    #: Seconds until it lapses (negative: since it lapsed), when read by
+    #: :meth:`PostgresStore.leases` (else 0).
+    expires_in: float = 0.0
+
+    @property
+    def live(self) -> bool:
+        """Whether the lease had not lapsed when read by :meth:`PostgresStore.leases`."""
+        return self.expires_in > 0
 
 
 class PostgresStore:
@@ -546,6 +554,18 @@ class PostgresStore:
         )
         return None if row is None else _lease(row)
 
+    async def leases(self, rooms: Sequence[str]) -> dict[str, Lease]:
+        """The leases of ``rooms`` (live or lapsed) by room, each with the seconds until it
+        lapses by the database's clock (:attr:`Lease.expires_in`); rooms that never had one
+        are left out. One query, however many rooms."""
+        rows = await self.pool.fetch(
+            "SELECT room, node, epoch, extract(epoch FROM expires) AS expires,"
+            " extract(epoch FROM expires - now()) AS expires_in FROM leases"
+            " WHERE room = ANY($1::text[])",
+            list(rooms),
+        )
+        return {row["room"]: _lease(row) for row in rows}
+
     async def owner(self, room: str) -> str | None:
         """The node whose lease on ``room`` is live (by the database's clock), or ``None``
         when nobody holds it (no lease, or a lapsed one)."""
@@ -739,6 +759,18 @@ class PostgresStore:
             secrets.token_bytes(32),
         )
         return bytes(await self.pool.fetchval("SELECT value FROM secrets WHERE name = 'session'"))
+
+    async def cluster_id(self) -> str:
+        """The id of the cluster whose database this is (``c`` and 16 hex digits): made at the
+        first start of any node on it and kept in ``secrets`` (nodes starting together agree:
+        the first insert wins), so every node of the cluster, and a backup, has the same."""
+        await self.pool.execute(
+            "INSERT INTO secrets (name, value) VALUES ('cluster', $1)"
+            " ON CONFLICT (name) DO NOTHING",
+            ("c" + secrets.token_hex(8)).encode(),
+        )
+        value = await self.pool.fetchval("SELECT value FROM secrets WHERE name = 'cluster'")
+        return bytes(value).decode()
 
     def _many(self, sql: str, rows: list[tuple[Any, ...]]) -> asyncio.Future[None]:
         async def write(connection: asyncpg.Connection) -> None:
@@ -963,7 +995,10 @@ async def _keep_session(connection: asyncpg.Connection) -> None:
 
 def _lease(row: asyncpg.Record) -> Lease:
     lapsed_for = float(row["lapsed_for"]) if "lapsed_for" in row else 0.0
-    return Lease(row["room"], row["node"], int(row["epoch"]), float(row["expires"]), lapsed_for)
+    expires_in = float(row["expires_in"]) if "expires_in" in row else 0.0
+    return Lease(
+        row["room"], row["node"], int(row["epoch"]), float(row["expires"]), lapsed_for, expires_in
+    )
 
 
 def _finished_where(game: str | None) -> tuple[str, tuple[Any, ...]]:

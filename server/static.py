@@ -146,7 +146,9 @@ def _refusal(body: str) -> Response:
 
 
 class StaticFiles:
-    """The files of ``root`` (the ``--static`` folder, or ``None``), loaded into memory now."""
+    """The files of ``root`` (the ``--static`` folder, by default the browser client the
+    install carries; ``None`` when it carries none and none was named), loaded into memory
+    now."""
 
     def __init__(self, root: Path | None) -> None:
         self.root = root
@@ -161,8 +163,8 @@ class StaticFiles:
         """The answer to a GET of ``path`` (without its query) with these request headers."""
         if self.root is None:
             return _refusal(
-                "The browser client is not served here: this Lumin server was started without"
-                " --static (LUMIN_STATIC).\n"
+                "The browser client is not served here: this Lumin install carries no browser"
+                " client and none was named with --static (LUMIN_STATIC).\n"
             )
         if self.missing:  # the folder's path is in the server's log, not for the client
             return _refusal(

@@ -7,9 +7,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
+import lumin.bench
 from clients.failover import (
     Ack,
     FailoverRun,
+    Lease,
     LeaseLog,
     LogRecord,
     Takedown,
@@ -20,9 +24,11 @@ from clients.failover import (
     failures,
     kill_signals,
     log_breaks,
+    new_owners,
     spectator_gaps,
     stale_acks,
 )
+from clients.failover import _takedown_summary as takedown_summary
 
 
 def _ack(seq: int, command: dict[str, Any], seat: int = 0, node: str = "node-1") -> Ack:
@@ -122,3 +128,25 @@ def test_a_run_fails_on_each_broken_invariant_and_passes_otherwise() -> None:
     assert failures(_report(takedowns=[down]), run) == [
         "kill SIGKILL of node-2: it did not come back"
     ]
+
+
+def test_each_kill_says_how_many_of_its_moved_rooms_each_survivor_took(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    leases = {
+        "r1": Lease("node-2", 2, True), "r2": Lease("node-3", 2, True),
+        "r3": Lease("node-3", 3, True), "r4": Lease("node-1", 1, True),
+    }  # fmt: skip
+    assert new_owners({"r1", "r2", "r3"}, leases) == {"node-2": 1, "node-3": 2}
+    down = Takedown(0, "SIGKILL", "node-1", 101.5, {"r1": 1, "r2": 1, "r3": 2, "r4": 1}, {})
+    down.moved, down.moved_to, down.settle_seconds = {"r1", "r2", "r3"}, {"node-2": 1}, 5.5
+    summary = takedown_summary(down, [(0, 6.0)], [])
+    assert summary["moved_to"] == {"node-2": 1} and summary["moved"] == 3
+    report = _report(
+        nodes=3, lease_ttl=1.0, seed=1, seconds=60.0, rooms_moved=3, spectators=4, snapshots=2,
+        takedowns=[summary], failed=[],
+    )  # fmt: skip
+    lumin.bench._print_failover(report)
+    printed = capsys.readouterr().out
+    assert "kill 1 (SIGKILL of node-1): 3 of 4 rooms moved, to node-2 1;" in printed
+    assert "owners again after 5.5 s, back in play after max 6.0 s" in printed

@@ -21,13 +21,15 @@ from typing import Any
 
 import msgpack
 import pytest
+from click.testing import CliRunner
 from websockets.asyncio.client import connect as ws_connect
 
 from clients.sdk import LuminClient, bot, human
 from engine.core import expand_legal, to_wire
 from engine.registry import get_game
+from lumin.cli import main
 from protocol.messages import RoomCreated
-from server.app import LuminServer
+from server.app import LuminServer, StartupError
 from server.cluster import CREATE_MARGIN, Cluster, NodeInfo, origin_of
 from server.config import Settings
 from tests.server.conftest import TEST_LIMITS
@@ -431,6 +433,16 @@ def test_a_dead_nodes_rooms_go_to_the_survivors_by_load() -> None:
     assert share("node-b", {"node-b": 0}, 5) == 5, "alone: every room"
 
 
+async def test_a_loaded_node_claims_fewer_lapsed_rooms_than_a_light_one(nodes) -> None:
+    b, c = await nodes("node-b"), await nodes("node-c")
+    b.hub.load = lambda: 6  # type: ignore[method-assign]  # b plays six rooms, c none
+    await until(lambda: c.hub.cluster.nodes.get("node-b", NodeInfo("", "")).rooms == 6)
+    await until(lambda: "node-c" in b.hub.cluster.nodes)
+    assert b.hub.ownership.share(6) == 0, "the loaded node leaves a dead node's six rooms"
+    assert c.hub.ownership.share(6) == 6, "the empty node takes them all: six rooms each"
+    assert b.hub.ownership.share(8) == 1 and c.hub.ownership.share(8) == 7
+
+
 async def test_a_room_taken_over_keeps_its_deadlines_and_its_turn_clock(nodes) -> None:
     a, b = await nodes("node-a"), await nodes("node-b")
     await known_to_each_other(a, b)
@@ -634,3 +646,88 @@ async def test_any_node_answers_the_admin_api_for_the_whole_cluster(nodes) -> No
     await until(lambda: "node-a" not in b.hub.cluster.nodes)
     for client in (ada, bea, cy):
         await client.close()
+
+
+async def lumin_admin_of(server: LuminServer, *args: str) -> str:
+    """``lumin admin --url SERVER ARGS`` with the cluster's admin token: what it prints."""
+    result = await asyncio.to_thread(
+        CliRunner().invoke,
+        main,
+        ["admin", "--url", f"http://127.0.0.1:{server.port}", *args],
+        env={"LUMIN_ADMIN_TOKEN": ADMIN},
+    )
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+async def test_operators_see_each_rooms_lease_and_a_node_holding_one_without_it(nodes) -> None:
+    a, b = await nodes("node-a", admin_token=ADMIN), await nodes("node-b", admin_token=ADMIN)
+    await known_to_each_other(a, b)
+    ada = await LuminClient.connect(url(a), "Ada")
+    room = await ada.create_room("flip_over_frog", seats=[human(), bot()], sit=0)
+    await until(lambda: not a.hub.ownership.is_creating(room))
+    status, body = await admin_call(b, "GET", "rooms")
+    [entry] = body["rooms"]
+    assert (entry["node"], entry["held_without_lease"]) == ("node-a", False)
+    assert entry["lease"]["node"] == "node-a" and entry["lease"]["epoch"] == 1
+    assert entry["lease"]["live"] and 0 < entry["lease"]["expires_in"] <= TTL
+    # Node A as if paused past its lease: it renews nothing, node B takes the room over.
+    await a.hub.ownership.stop()
+    await a.store.release(room, "node-a", 1)
+    await until(lambda: room in b.hub.rooms)
+    status, body = await admin_call(b, "GET", "rooms")
+    listed = {entry["node"]: entry for entry in body["rooms"]}
+    assert listed.keys() == {"node-a", "node-b"}, "both nodes hold the room in memory"
+    assert listed["node-a"]["held_without_lease"] and not listed["node-b"]["held_without_lease"]
+    for entry in listed.values():
+        assert (entry["lease"]["node"], entry["lease"]["epoch"]) == ("node-b", 2)
+    status, body = await admin_call(a, "GET", f"rooms/{room}")
+    assert status == 200 and body["node"] == "node-a" and body["held_without_lease"]
+    assert (body["lease"]["node"], body["lease"]["epoch"], body["lease"]["live"]) == (
+        "node-b", 2, True
+    )  # fmt: skip
+    table = await lumin_admin_of(b, "rooms")
+    assert "LEASE" in table.splitlines()[0]
+    rows = sorted(" ".join(line.split()[7:10]) for line in table.splitlines() if room in line)
+    assert rows == ["node-a ! node-b", "node-b node-b epoch"], table
+    assert "without a live lease of its own" in table
+    shown = await lumin_admin_of(a, "room", room)
+    assert "lease node-b epoch 2 expires" in shown
+    assert "! node-a holds this room in memory without a live lease of its own" in shown
+    await ada.close()
+
+
+async def test_a_node_refuses_a_redis_prefix_another_cluster_lives_under(
+    nodes, postgres_url: str, redis_url: str, redis_prefix: str, tmp_path: Path
+) -> None:
+    a = await nodes("node-a")
+    made = await a.store.cluster_id()
+    assert made.startswith("c") and len(made) == 17
+    assert await a.store.cluster_id() == made, "made once, at the first start"
+    b = await nodes("node-b")
+    assert await b.store.cluster_id() == made, "every node of the database's cluster has it"
+    redis = b.hub.cluster.redis
+    await until(lambda: "node-b" in a.hub.cluster.nodes)
+    assert {await redis.get(f"{redis_prefix}cluster:{n}") for n in ("node-a", "node-b")} == {
+        made.encode()
+    }, "published with each registry entry"
+    # Another cluster (its own database) under the same prefix: one of its nodes is live.
+    entry = json.dumps({"node": "node-x", "url": "ws://elsewhere/ws", "rooms": 0})
+    await redis.set(f"{redis_prefix}node:node-x", entry, px=60_000)
+    await redis.set(f"{redis_prefix}cluster:node-x", "c0123456789abcdef", px=60_000)
+    await redis.sadd(f"{redis_prefix}nodes", "node-x")
+    third = LuminServer(Settings(
+        port=0, data=tmp_path / "node-c", store=postgres_url, redis=redis_url,
+        redis_prefix=redis_prefix, node_id="node-c", lease_ttl=TTL, **TEST_LIMITS,
+    ))  # fmt: skip
+    with pytest.raises(StartupError) as refused:
+        await third.start()
+    said = str(refused.value)
+    assert "holds live nodes of another cluster (node-x of cluster c0123456789abcdef)" in said
+    assert f"is cluster {made}" in said and "its own --redis-prefix" in said
+    assert await redis.get(f"{redis_prefix}node:node-c") is None, "it never joined"
+    assert await redis.get(f"{redis_prefix}node:node-x") is not None, "nor touched theirs"
+    await redis.delete(f"{redis_prefix}node:node-x")  # that cluster's node dies
+    await until(lambda: "node-x" not in b.hub.cluster.nodes)
+    fourth = await nodes("node-d")
+    assert fourth.hub.cluster.cluster_id == made, "no live node of another cluster: it joins"

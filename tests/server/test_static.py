@@ -195,5 +195,6 @@ async def test_a_missing_static_folder_is_a_warning_at_start_and_a_sentence_at_s
 
 async def test_no_static_folder_named_says_so_and_warns_nothing(server: LuminServer) -> None:
     answer = await get(server.port, "/")
-    assert answer.status == 404 and b"started without --static" in answer.body
+    assert answer.status == 404
+    assert b"carries no browser client and none was named with --static" in answer.body
     assert not server.http.static.missing
