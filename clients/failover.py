@@ -59,6 +59,7 @@ __all__ = [
     "Ack",
     "Book",
     "FailoverRun",
+    "Lease",
     "LeaseLog",
     "LogRecord",
     "Member",
