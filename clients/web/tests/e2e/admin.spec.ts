@@ -92,7 +92,7 @@ test("an operator logs in, sees live rooms, kicks a player (a bot takes over), c
   await shot(op.page, "admin-dashboard", false);
 
   // A mute: Ada can no longer chat in this room, and her chat says why.
-  const adaUser = await detail.locator("#mute-user option", { hasText: "Ada" }).getAttribute("value");
+  const adaUser = await detail.locator("#mute-user option", { hasText: /^Ada \(/ }).getAttribute("value");
   await detail.getByLabel("Person").selectOption(adaUser!);
   await detail.getByTestId("mute").click();
   await expect(op.page.getByTestId("room-answer")).toContainText("can no longer chat");
