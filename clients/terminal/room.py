@@ -22,7 +22,9 @@ from clients.sdk import Closed
 from clients.sdk.legal import Option, expand
 from clients.terminal.boards import board_for
 from clients.terminal.boards.base import Board, Context, Prompt, Reply, ending_sentence
+from clients.terminal.movelog import Namer, entries_of, sentence, since_last_turn
 from clients.terminal.picker import PickScreen
+from clients.terminal.seats import seat_names
 from clients.terminal.status import LuminScreen, StatusLine
 from clients.terminal.text import Plain, PlainLabel, plain, visible
 from protocol.messages import (
@@ -74,22 +76,6 @@ def closed_sentence(closed: Closed) -> str:
     return f"This room is no longer on the server: {closed.message or closed.reason}"
 
 
-def seat_names(summary: RoomSummary | None, count: int = 0) -> list[str]:
-    """Each seat's name as players see it (a bot by its kind), control characters made
-    visible (the boards draw these names into their text)."""
-    if summary is None:
-        return [f"seat {n}" for n in range(count)]
-    names = []
-    for seat in summary.seats:
-        if seat.kind == "bot":
-            names.append(seat.name or f"{seat.bot} bot")
-        elif seat.kind == "open":
-            names.append(f"open seat {seat.seat}")
-        else:
-            names.append(seat.name or f"seat {seat.seat}")
-    return [visible(name) for name in names]
-
-
 class BoardView(Plain, can_focus=True):
     """The board (drawn from the server's view, so shown as text); when it takes the keys, it
     hands them to its screen."""
@@ -116,7 +102,7 @@ class RoomScreen(LuminScreen):
     #side { width: 1fr; }
     #seats { height: auto; max-height: 6; }
     #commands { height: 1fr; }
-    #chat { height: 3; }
+    #chat { height: 4; }
     #say, #filter { height: 1; border: none; padding: 0; }
     """
     BINDINGS = [
@@ -140,6 +126,8 @@ class RoomScreen(LuminScreen):
         self.filter_text = ""
         self.legal_seen: Any = None
         self.rematch_room: str | None = None
+        #: The newest move log entry (its ``n``) written into the chat pane.
+        self.log_seen = 0
 
     def compose(self) -> ComposeResult:
         yield PlainLabel("", id="head")
@@ -208,6 +196,22 @@ class RoomScreen(LuminScreen):
         self.show_status(closed_sentence(closed) + (" escape: lobby" if gone else ""))
         self.redraw()
 
+    def add_log(self, game: str, view: Any, seat: int | None, summary: RoomSummary | None) -> None:
+        """Write the move log's new entries into the chat pane, in words, oldest first; on
+        entering a room, what happened since this seat's last turn (see
+        :func:`clients.terminal.movelog.since_last_turn`)."""
+        entries = entries_of(view)
+        fresh = [e for e in entries if isinstance(e.get("n"), int) and e["n"] > self.log_seen]
+        if not fresh:
+            return
+        if self.log_seen == 0:
+            fresh = since_last_turn(fresh, seat)
+        namer = Namer(seat_names(summary), you=seat)
+        pane = self.query_one(RichLog)
+        for entry in fresh:
+            pane.write(plain("· " + sentence(game, entry, namer), style="italic"))
+        self.log_seen = max(int(e["n"]) for e in entries if isinstance(e.get("n"), int))
+
     def add_chat(self, line: ChatMessage) -> None:
         channel = "" if line.channel == "players" else "(spectators) "
         self.query_one(RichLog).write(plain(f"{channel}{line.name}: {line.text}"))
@@ -260,6 +264,8 @@ class RoomScreen(LuminScreen):
             f"{name} | {self.room}{private} | {state} | {who}{clock}"
         )
         self.query_one("#seats", Plain).update(self.seats_text(summary, seat))
+        if copy is not None:
+            self.add_log(summary.game if summary else "", copy.view, seat, summary)
         legal = None if copy is None else copy.legal
         if legal != self.legal_seen:
             self.legal_seen = legal
