@@ -137,7 +137,20 @@ class LobbyScreen(LuminScreen):
         Binding("g", "reload", "Reload"),
         Binding("i", "identity", "Identity"),
         Binding("b", "leaderboard", "Leaderboards"),
+        Binding("question_mark,f1", "help", "Help", key_display="?"),
     ]
+    #: What each key does, in a sentence, for the help screen's "Keys now".
+    KEY_WORDS = {
+        "create": "create a room: the game, its options, its seats (people or bots)",
+        "join": "take a seat in the highlighted room",
+        "watch": "watch the highlighted room",
+        "replay": "replay the highlighted finished game",
+        "private": "a private room, by its id and code",
+        "reload": "list the rooms again",
+        "identity": "who you are, and the --token that brings you back",
+        "leaderboard": "each game's best players",
+        "help": "this page",
+    }
 
     def __init__(self) -> None:
         super().__init__()
@@ -228,6 +241,22 @@ class LobbyScreen(LuminScreen):
             return None
         key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
         return self.rooms.get(str(key))
+
+    def action_help(self) -> None:
+        """The how-to of the highlighted room's game (the first game's with none), and the
+        lobby's keys."""
+        from clients.terminal.help import HelpScreen
+        from clients.terminal.howto import how_tos
+
+        room = self.selected()
+        game = room.game if room is not None else how_tos()[0]["id"]
+        keys = []
+        for binding in self.BINDINGS:
+            assert isinstance(binding, Binding)
+            key = binding.key_display or self.app.get_key_display(binding)
+            keys.append((key, self.KEY_WORDS.get(binding.action, binding.description)))
+        keys += [("up/down", "highlight a room"), ("ctrl+q", "quit lumin play")]
+        self.app.push_screen(HelpScreen(game, keys))
 
     def action_leaderboard(self) -> None:
         """Each game's best players by rating (the selected room's game first)."""

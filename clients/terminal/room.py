@@ -9,6 +9,7 @@ server: the view, ``legal``, the room summary and chat.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from rich.text import Text
@@ -40,7 +41,14 @@ from protocol.messages import (
     Snapshot,
 )
 
-__all__ = ["BoardView", "RoomScreen", "closed_sentence", "closed_state", "seat_names"]
+__all__ = [
+    "BoardView",
+    "RoomScreen",
+    "closed_sentence",
+    "closed_state",
+    "filter_matches",
+    "seat_names",
+]
 
 #: Why a room closed (``room_closed``'s reasons), as the heading says it, and the sentence
 #: said when the server sent none (before protocol version 3, or a host's kick).
@@ -74,6 +82,17 @@ def closed_sentence(closed: Closed) -> str:
     if known is not None:
         return closed.message or known[1]
     return f"This room is no longer on the server: {closed.message or closed.reason}"
+
+
+#: Where a command's words split for the filter: spaces and the punctuation between numbers.
+_WORD_BREAK = re.compile(r"[\s,;:()/]+")
+
+
+def filter_matches(wanted: str, text: str) -> bool:
+    """Whether the filter ``wanted`` lets a command said as ``text`` through: each of its words
+    begins a word of the text, in any order (``R7x 5`` finds ``R7x on 5``), case aside."""
+    words = [word for word in _WORD_BREAK.split(text.lower()) if word]
+    return all(any(word.startswith(part) for word in words) for part in wanted.lower().split())
 
 
 class BoardView(Plain, can_focus=True):
@@ -111,8 +130,20 @@ class RoomScreen(LuminScreen):
         Binding("t", "chat", "Chat"),
         Binding("slash", "filter", "Filter"),
         Binding("m", "rematch", "Rematch"),
+        Binding("question_mark,f1", "help", "Help", key_display="?"),
         Binding("escape", "back", "Lobby"),
     ]
+    #: What each key does, in a sentence, for the help screen's "Keys now".
+    KEY_WORDS = {
+        "ready": "say you are ready (again: not ready); the host starts once all are",
+        "start": "start the game (the host, once every person is ready)",
+        "chat": "write to the room (enter sends, escape returns)",
+        "filter": "filter the commands by words (/R7x 5); escape clears it",
+        "rematch": "a rematch: the same seats in a new room",
+        "help": "this page",
+        "back": "back to the lobby",
+        "quit": "quit lumin play",
+    }
 
     def __init__(self, room: str, note: str | None = None) -> None:
         super().__init__()
@@ -184,9 +215,57 @@ class RoomScreen(LuminScreen):
             self.show_status(f"Game over: {ending} m: rematch, escape: lobby")
         elif isinstance(message, RematchCreated):
             self.rematch_room = message.new_room
+            self.refresh_bindings()
             self.show_status(f"Rematch room {message.new_room}: press m to go there")
         if isinstance(message, RoomUpdate | Snapshot | Delta | GameOver | RoomClosed):
             self.redraw()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Whether a key applies now (the footer lists only those): ready and start while the
+        room waits (start for its host), the filter while there are commands to filter, a
+        rematch once the game is over."""
+        client = self.lumin.client
+        summary = self.summary
+        if client is None or summary is None:
+            return action not in ("ready", "start", "filter", "rematch") or None
+        closed = closed_state(client.closed.get(self.room)) is not None
+        seated = any(s.user == client.user for s in summary.seats)
+        if action == "ready":
+            return summary.state == "waiting" and seated and not closed
+        if action == "start":
+            return summary.state == "waiting" and summary.host == client.user and not closed
+        if action == "filter":
+            return bool(self.choices) or bool(self.filter_text)
+        if action == "rematch":
+            return summary.state == "finished" and (
+                self.my_seat() is not None or self.rematch_room is not None
+            )
+        return True
+
+    def keys_now(self) -> list[tuple[str, str]]:
+        """The keys that apply on this screen now, each with what it does: the screen's
+        (:meth:`check_action`), then the board's own."""
+        keys: list[tuple[str, str]] = []
+        for binding in self.BINDINGS:
+            assert isinstance(binding, Binding)
+            if self.check_action(binding.action, ()):
+                key = binding.key_display or self.app.get_key_display(binding)
+                keys.append((key, self.KEY_WORDS.get(binding.action, binding.description)))
+        if self.choices:
+            keys.append(("up/down", "highlight a command: the board shows what it does"))
+            keys.append(("enter", "send the highlighted command"))
+        if self.board.keys_help and self.board.keys_help != "enter sends":
+            keys.append(("board", self.board.keys_help))
+        keys.append(("tab", "move between the board, the commands and the chat line"))
+        keys.append(("ctrl+q", self.KEY_WORDS["quit"]))
+        return keys
+
+    def action_help(self) -> None:
+        """Open the game's how-to with the keys that apply now."""
+        from clients.terminal.help import HelpScreen
+
+        summary = self.summary
+        self.app.push_screen(HelpScreen(summary.game if summary else "", self.keys_now()))
 
     def on_closed(self, closed: Closed) -> None:
         """The room is closed to this player (see :func:`closed_sentence`): say why."""
@@ -268,24 +347,35 @@ class RoomScreen(LuminScreen):
             self.add_log(summary.game if summary else "", copy.view, seat, summary)
         legal = None if copy is None else copy.legal
         if legal != self.legal_seen:
+            new_turn = not self.legal_seen and bool(legal)
             self.legal_seen = legal
             self.choices = expand(list(legal or ()), game.commands if game else None)
+            if self.filter_text and (new_turn or not self.filtered()):
+                # A filter from an earlier turn (or one the new commands all miss) would
+                # leave an empty list under YOUR TURN: the new turn starts unfiltered.
+                self.filter_text = ""
+                self.query_one("#filter", Input).value = ""
             self.fill_commands()
+        self.refresh_bindings()
         self.redraw_board()
 
     def fill_commands(self) -> None:
         """Show the commands the filter lets through, keeping the highlight's place."""
         commands = self.query_one(OptionList)
         before = commands.highlighted
-        ctx = self.context()
-        words = [(choice, self.board.describe(choice, ctx)) for choice in self.choices]
-        wanted = self.filter_text.lower()
-        words = [(choice, text) for choice, text in words if wanted in text.lower()]
+        words = self.filtered()
         self.shown = [choice for choice, _ in words]
         commands.clear_options()
         commands.add_options([plain(text) for _, text in words])
         if self.shown:
             commands.highlighted = min(before or 0, len(self.shown) - 1)
+
+    def filtered(self) -> list[tuple[Option, str]]:
+        """The commands the filter lets through, each with its words (see
+        :func:`filter_matches`)."""
+        ctx = self.context()
+        words = [(choice, self.board.describe(choice, ctx)) for choice in self.choices]
+        return [(choice, text) for choice, text in words if filter_matches(self.filter_text, text)]
 
     def seats_text(self, summary: RoomSummary | None, mine: int | None) -> Text:
         text = Text()

@@ -132,7 +132,8 @@ async def test_a_hostile_servers_escapes_never_reach_the_terminal() -> None:
             assert "r-evil␛[5m" in room and "evil␛[8m" in room  # the heading: room, game
             assert f"1: Bot{EVIL_SHOWN} (kind{EVIL_SHOWN})" in room  # the seats
             assert "field␛]8;;http://evil.example/" in room  # the board's view
-            await pilot.press("r")  # refused, in the server's hostile words
+            # A chat line (ready would not apply to a spectator): refused in hostile words.
+            await pilot.press("t", *"hi", "enter")
             await until(pilot, lambda: f"Refused: {EVIL_SHOWN}" in screen_text(app), "refusal")
             shown_as_text(app)
             await click_on(pilot, app, "[@click=app.quit]q", line_with="Refused: ")
