@@ -127,17 +127,21 @@ class RoomForm(Widget, can_focus=True):
                 if seat["kind"] == "human"
                 else f"bot: {seat['bot'] or self.game.default_bot}"
             )
-            rows.append(Row(f"seat:{n}", f"Seat {n}", who, "a person, or one of the game's bots"))
+            rows.append(
+                Row(f"seat:{n}", f"Seat {n + 1}", who, "a person, or one of the game's bots")
+            )
             for option in self.shown(self.game.seat_options):
                 rows.append(
                     Row(
                         f"choice:{n}:{option.name}",
-                        f"  seat {n} {option.name}",
+                        f"  seat {n + 1} {option.name}",
                         _show(seat["choices"][option.name]),
                         option.doc,
                     )
                 )
-        rows.append(Row("sit", "You sit at", "watch" if self.sit is None else f"seat {self.sit}"))
+        rows.append(
+            Row("sit", "You sit at", "watch" if self.sit is None else f"seat {self.sit + 1}")
+        )
         rows.append(
             Row("private", "Private", "yes" if self.private else "no", "unlisted; a code joins")
         )

@@ -283,10 +283,10 @@ class LobbyScreen(LuminScreen):
         assert client is not None
         seats = summary.seats if summary is not None else ()
         # Open seats first, then one's own, then bots to take over.
-        options = [(f"seat {s.seat}: open", s.seat) for s in seats if s.kind == "open"]
-        options += [(f"seat {s.seat}: yours", s.seat) for s in seats if s.user == client.user]
+        options = [(f"seat {s.seat + 1}: open", s.seat) for s in seats if s.kind == "open"]
+        options += [(f"seat {s.seat + 1}: yours", s.seat) for s in seats if s.user == client.user]
         options += [
-            (f"seat {s.seat}: take over the bot ({s.bot})", s.seat)
+            (f"seat {s.seat + 1}: take over the {s.bot} bot", s.seat)
             for s in seats
             if s.kind == "bot"
         ]
@@ -294,7 +294,7 @@ class LobbyScreen(LuminScreen):
             self.show_status("No seat to take in that room; watch it with w.")
             return
         if summary is None:
-            options = [(f"seat {n}", n) for n in range(8)]
+            options = [(f"seat {n + 1}", n) for n in range(8)]
 
         def chosen(seat: Any) -> None:
             if seat is None:

@@ -25,7 +25,7 @@ from clients.terminal.boards import board_for
 from clients.terminal.boards.base import Board, Context, Prompt, Reply, ending_sentence
 from clients.terminal.movelog import Namer, entries_of, sentence, since_last_turn
 from clients.terminal.picker import PickScreen
-from clients.terminal.seats import seat_names
+from clients.terminal.seats import seat_label, seat_names
 from clients.terminal.status import LuminScreen, StatusLine
 from clients.terminal.text import Plain, PlainLabel, plain, visible
 from protocol.messages import (
@@ -334,7 +334,7 @@ class RoomScreen(LuminScreen):
         game = self.lumin.games.get(summary.game) if summary else None
         name = game.name if game else (summary.game if summary else "")
         state = closed_state(client.closed.get(self.room)) or (summary.state if summary else "?")
-        who = "watching" if seat is None else f"you: seat {seat}"
+        who = "watching" if seat is None else f"you: seat {seat + 1}"
         private = " private" if summary is not None and summary.private else ""
         clock = ""
         if summary is not None and summary.turn_clock is not None:
@@ -383,18 +383,21 @@ class RoomScreen(LuminScreen):
             return text
         for seat in summary.seats:
             me = "*" if seat.seat == mine else " "
+            label = seat_label(seat.seat, seat.name, seat.kind, seat.bot)
             if seat.kind == "open":
                 what = "open"
             elif seat.kind == "bot":
-                what = f"{seat.name or 'bot'} ({seat.bot})"
+                # A bot named after its kind says it already ("Easy bot 2"); another says it.
+                plain_name = label.endswith(f"bot {seat.seat + 1}")
+                what = label if plain_name else f"{label} ({seat.bot or 'a'} bot)"
             else:
                 flags = []
                 if summary.state == "waiting":
                     flags.append("ready" if seat.ready else "not ready")
                 if not seat.connected:
                     flags.append("away")
-                what = f"{seat.name}" + (f" [{', '.join(flags)}]" if flags else "")
-            text.append(f"{me}{seat.seat}: {visible(what)}\n")
+                what = label + (f" [{', '.join(flags)}]" if flags else "")
+            text.append(f"{me}{seat.seat + 1}: {visible(what)}\n")
         if summary.state == "waiting":
             text.append("r ready, s start (host)\n", style="dim")
         return text

@@ -123,7 +123,11 @@ async def test_a_flash8_solo_game_by_keys(url: str) -> None:
         await start_game(pilot, app, room)
         client = app.client
         assert client is not None
-        await until(pilot, lambda: "Grid (colour shape depth)" in screen_text(app), "the grid")
+        await until(
+            pilot,
+            lambda: "Grid: each card's colour, shape and depth" in screen_text(app),
+            "the grid",
+        )
         save_shot(app, "flash8-solo")
         claimed = 0
         while state(app, room) != "finished":

@@ -32,6 +32,10 @@ async def test_a_whole_frog_game_by_keys(url: str) -> None:
         await until(pilot, lambda: "Ada [ready]" in screen_text(app), "the seat ready")
         await pilot.press("s")
         await until(pilot, lambda: state(app, room) == "playing", "the game started")
+        # Seats count from 1, a bot is named as the browser names it, plays read as words.
+        text = screen_text(app)
+        assert "you: seat 1" in text and "*1: Ada" in text and " 2: Easy bot 2" in text, text
+        assert "bot (easy)" not in text
         client = app.client
         assert client is not None
         shot = False
@@ -78,7 +82,7 @@ async def test_a_whole_frog_game_by_keys(url: str) -> None:
         )
         await until(
             pilot,
-            lambda: "waiting" in screen_text(app) and "you: seat 0" in screen_text(app),
+            lambda: "waiting" in screen_text(app) and "you: seat 1" in screen_text(app),
             "our seat in the rematch",
         )
         assert client.room_info[again.room].seats[0].user == client.user

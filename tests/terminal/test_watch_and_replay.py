@@ -105,7 +105,7 @@ async def test_a_private_room_is_joined_by_its_code(url: str) -> None:
         await pilot.press("enter")  # seat 0
         screen = await until(pilot, lambda: room_screen(app), "the room")
         assert screen.room == room
-        await until(pilot, lambda: "you: seat 0" in screen_text(app), "the seat taken")
+        await until(pilot, lambda: "you: seat 1" in screen_text(app), "the seat taken")
 
 
 async def test_escape_from_a_live_game_one_watches_stops_watching_it(server, url: str) -> None:
