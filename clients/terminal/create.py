@@ -191,11 +191,12 @@ class RoomForm(Widget, can_focus=True):
         elif key.startswith("seat:"):
             seat = self.seats[int(key.partition(":")[2])]
             kinds = self.seat_kinds()
-            now = (
-                kinds.index((seat["kind"], seat["bot"]))
-                if (seat["kind"], seat["bot"]) in kinds
-                else 0
-            )
+            # A bot seat not yet changed has no kind of its own: it is the game's default
+            # bot, as its row shows, and left/right step from there.
+            shown = (seat["kind"], seat["bot"] or self.game.default_bot)
+            if seat["kind"] == "human":
+                shown = ("human", None)
+            now = kinds.index(shown) if shown in kinds else 0
             seat["kind"], seat["bot"] = kinds[(now + step) % len(kinds)]
         elif key.startswith("choice:"):
             _, n, name = key.split(":")
