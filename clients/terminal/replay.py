@@ -112,7 +112,7 @@ class ReplayScreen(LuminScreen):
             yield BoardView("", id="board")
             yield Plain("", id="log")
         yield StatusLine()
-        yield Footer()
+        yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
         client = self.lumin.client

@@ -171,7 +171,7 @@ class RoomScreen(LuminScreen):
         yield RichLog(id="chat", wrap=True, markup=False)
         yield Input(placeholder="t: chat; enter sends", id="say")
         yield StatusLine()
-        yield Footer()
+        yield Footer(compact=True, show_command_palette=False)
 
     # -- what the server says -------------------------------------------------------------------
 
