@@ -16,7 +16,7 @@ from textual.widgets import DataTable, Footer, Input, Label
 from clients.terminal.picker import PickScreen
 from clients.terminal.seats import seat_label
 from clients.terminal.status import LuminScreen, StatusLine
-from clients.terminal.text import Plain, plain
+from clients.terminal.text import Plain, PlainLabel, plain
 from protocol.messages import LobbyUpdate, Message, RoomList, RoomSummary
 
 __all__ = ["CodeScreen", "LobbyScreen", "ago_words", "result_words", "seat_words"]
@@ -159,7 +159,7 @@ class LobbyScreen(LuminScreen):
         self.rooms: dict[str, RoomSummary] = {}
 
     def compose(self) -> ComposeResult:
-        yield Label("Lumin lobby: live rooms, then finished games", id="title")
+        yield PlainLabel(self.title_text(), id="title")
         yield DataTable(id="rooms", cursor_type="row", zebra_stripes=True)
         yield Plain("", id="detail")
         yield StatusLine()
@@ -170,6 +170,9 @@ class LobbyScreen(LuminScreen):
     COLUMNS = ("game", "state or result", "seats", "watch")
     #: The column that gives way (cut with "…") when the table is wider than the screen.
     SHRINKS = 2
+
+    def title_text(self) -> str:
+        return f"Lumin lobby on {self.server}: live rooms, then finished games"
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Join and watch need a room, replay a finished game: the footer lists them then."""
@@ -276,6 +279,7 @@ class LobbyScreen(LuminScreen):
             table.move_cursor(row=table.get_row_index(current.room))
         self.show_detail()
         self.refresh_bindings()
+        self.query_one("#title", PlainLabel).update(self.title_text())
 
     def selected(self) -> RoomSummary | None:
         table = self.query_one(DataTable)

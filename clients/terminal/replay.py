@@ -155,6 +155,7 @@ class ReplayScreen(LuminScreen):
         )
         self.query_one("#head", PlainLabel).update(
             f"Replay {self.room} | step {state.position} of {state.length} | {viewer}"
+            f" | on {self.server}"
         )
         ctx = Context(
             view=state.view,

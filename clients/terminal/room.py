@@ -340,7 +340,7 @@ class RoomScreen(LuminScreen):
         if summary is not None and summary.turn_clock is not None:
             clock = f" | turn clock {summary.turn_clock:g} s"
         self.query_one("#head", PlainLabel).update(
-            f"{name} | {self.room}{private} | {state} | {who}{clock}"
+            f"{name} | {self.room}{private} | {state} | {who}{clock} | on {self.server}"
         )
         self.query_one("#seats", Plain).update(self.seats_text(summary, seat))
         if copy is not None:
