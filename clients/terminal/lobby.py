@@ -10,6 +10,7 @@ from typing import Any
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.events import Resize
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Input, Label
 
@@ -157,6 +158,8 @@ class LobbyScreen(LuminScreen):
     def __init__(self) -> None:
         super().__init__()
         self.rooms: dict[str, RoomSummary] = {}
+        #: The screen width the columns were last fitted to.
+        self.drawn_width = 0
 
     def compose(self) -> ComposeResult:
         yield PlainLabel(self.title_text(), id="title")
@@ -183,8 +186,11 @@ class LobbyScreen(LuminScreen):
             return room is not None and room.state == "finished"
         return True
 
-    def on_resize(self) -> None:
-        self.redraw()  # the columns fit the new width
+    def on_resize(self, event: Resize) -> None:
+        # Only a new width changes the columns (a redraw lays the screen out again, which
+        # may tell it of its size again: redrawing then would never end).
+        if event.size.width != self.drawn_width:
+            self.redraw()
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         self.show_detail()
@@ -266,6 +272,7 @@ class LobbyScreen(LuminScreen):
             for n, label in enumerate(self.COLUMNS)
         ]
         # Each column has a cell's padding on both sides, and the table a scroll bar.
+        self.drawn_width = self.size.width
         room_for = self.size.width - 2 * len(widths) - 2
         over = sum(widths) - room_for
         if over > 0 and self.size.width:
@@ -278,7 +285,8 @@ class LobbyScreen(LuminScreen):
         if current is not None and current.room in self.rooms:
             table.move_cursor(row=table.get_row_index(current.room))
         self.show_detail()
-        self.refresh_bindings()
+        if self.is_current:  # under a modal screen, refreshing can leave that one undrawn
+            self.refresh_bindings()
         self.query_one("#title", PlainLabel).update(self.title_text())
 
     def selected(self) -> RoomSummary | None:

@@ -215,7 +215,6 @@ class RoomScreen(LuminScreen):
             self.show_status(f"Game over: {ending} m: rematch, escape: lobby")
         elif isinstance(message, RematchCreated):
             self.rematch_room = message.new_room
-            self.refresh_bindings()
             self.show_status(f"Rematch room {message.new_room}: press m to go there")
         if isinstance(message, RoomUpdate | Snapshot | Delta | GameOver | RoomClosed):
             self.redraw()
@@ -266,6 +265,11 @@ class RoomScreen(LuminScreen):
 
         summary = self.summary
         self.app.push_screen(HelpScreen(summary.game if summary else "", self.keys_now()))
+
+    def on_screen_resume(self) -> None:
+        """Back from a modal screen: the footer shows the keys that apply now. (Refreshing a
+        screen's bindings while a modal one is over it can leave the modal one undrawn.)"""
+        self.refresh_bindings()
 
     def on_closed(self, closed: Closed) -> None:
         """The room is closed to this player (see :func:`closed_sentence`): say why."""
@@ -356,7 +360,8 @@ class RoomScreen(LuminScreen):
                 self.filter_text = ""
                 self.query_one("#filter", Input).value = ""
             self.fill_commands()
-        self.refresh_bindings()
+        if self.is_current:  # under a modal screen (a prompt, the help) it waits: see below
+            self.refresh_bindings()
         self.redraw_board()
 
     def fill_commands(self) -> None:
