@@ -127,17 +127,21 @@ class RoomForm(Widget, can_focus=True):
                 if seat["kind"] == "human"
                 else f"bot: {seat['bot'] or self.game.default_bot}"
             )
-            rows.append(Row(f"seat:{n}", f"Seat {n}", who, "a person, or one of the game's bots"))
+            rows.append(
+                Row(f"seat:{n}", f"Seat {n + 1}", who, "a person, or one of the game's bots")
+            )
             for option in self.shown(self.game.seat_options):
                 rows.append(
                     Row(
                         f"choice:{n}:{option.name}",
-                        f"  seat {n} {option.name}",
+                        f"  seat {n + 1} {option.name}",
                         _show(seat["choices"][option.name]),
                         option.doc,
                     )
                 )
-        rows.append(Row("sit", "You sit at", "watch" if self.sit is None else f"seat {self.sit}"))
+        rows.append(
+            Row("sit", "You sit at", "watch" if self.sit is None else f"seat {self.sit + 1}")
+        )
         rows.append(
             Row("private", "Private", "yes" if self.private else "no", "unlisted; a code joins")
         )
@@ -187,11 +191,12 @@ class RoomForm(Widget, can_focus=True):
         elif key.startswith("seat:"):
             seat = self.seats[int(key.partition(":")[2])]
             kinds = self.seat_kinds()
-            now = (
-                kinds.index((seat["kind"], seat["bot"]))
-                if (seat["kind"], seat["bot"]) in kinds
-                else 0
-            )
+            # A bot seat not yet changed has no kind of its own: it is the game's default
+            # bot, as its row shows, and left/right step from there.
+            shown = (seat["kind"], seat["bot"] or self.game.default_bot)
+            if seat["kind"] == "human":
+                shown = ("human", None)
+            now = kinds.index(shown) if shown in kinds else 0
             seat["kind"], seat["bot"] = kinds[(now + step) % len(kinds)]
         elif key.startswith("choice:"):
             _, n, name = key.split(":")

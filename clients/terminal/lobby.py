@@ -10,28 +10,25 @@ from typing import Any
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.events import Resize
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Input, Label
 
 from clients.terminal.picker import PickScreen
+from clients.terminal.seats import seat_label
 from clients.terminal.status import LuminScreen, StatusLine
-from clients.terminal.text import plain
+from clients.terminal.text import Plain, PlainLabel, plain
 from protocol.messages import LobbyUpdate, Message, RoomList, RoomSummary
 
 __all__ = ["CodeScreen", "LobbyScreen", "ago_words", "result_words", "seat_words"]
 
 
 def seat_words(summary: RoomSummary) -> str:
-    """The seats of a room in words: ``Ada, open, bot(easy)``."""
-    words = []
-    for seat in summary.seats:
-        if seat.kind == "open":
-            words.append("open")
-        elif seat.kind == "bot":
-            words.append(f"bot({seat.bot})")
-        else:
-            words.append(seat.name or "human")
-    return ", ".join(words)
+    """The seats of a room in words, as the room names them: ``Ada, open, Easy bot 3``."""
+    return ", ".join(
+        "open" if seat.kind == "open" else seat_label(seat.seat, seat.name, seat.kind, seat.bot)
+        for seat in summary.seats
+    )
 
 
 def ago_words(then: float, now: float) -> str:
@@ -95,6 +92,11 @@ def result_words(summary: RoomSummary, now: float | None = None) -> str:
     return " · ".join(parts)
 
 
+def _cut(text: str, width: int) -> str:
+    """``text`` within ``width`` characters, ending in "…" where it was cut."""
+    return text if len(text) <= width else text[: max(0, width - 1)] + "…"
+
+
 class CodeScreen(ModalScreen[tuple[str, str] | None]):
     """Asks for a private room's id and code (``ROOM CODE``)."""
 
@@ -126,31 +128,86 @@ class CodeScreen(ModalScreen[tuple[str, str] | None]):
 class LobbyScreen(LuminScreen):
     """Rooms newest first, then finished games; keys in the footer."""
 
-    DEFAULT_CSS = "#rooms { height: 1fr; }"
+    DEFAULT_CSS = "#rooms { height: 1fr; } #detail { height: 2; }"
 
     BINDINGS = [
         Binding("c", "create", "Create"),
         Binding("j", "join", "Join"),
         Binding("w", "watch", "Watch"),
         Binding("r", "replay", "Replay"),
-        Binding("p", "private", "Private code"),
-        Binding("g", "reload", "Reload"),
-        Binding("i", "identity", "Identity"),
+        Binding("p", "private", "Code"),
+        # Always there, but not worth the footer's room at 80 columns: help lists them.
+        Binding("g", "reload", "Reload", show=False),
+        Binding("i", "identity", "Identity", show=False),
         Binding("b", "leaderboard", "Leaderboards"),
+        Binding("question_mark,f1", "help", "Help", key_display="?"),
     ]
+    #: What each key does, in a sentence, for the help screen's "Keys now".
+    KEY_WORDS = {
+        "create": "create a room: the game, its options, its seats (people or bots)",
+        "join": "take a seat in the highlighted room",
+        "watch": "watch the highlighted room",
+        "replay": "replay the highlighted finished game",
+        "private": "a private room, by its id and code",
+        "reload": "list the rooms again",
+        "identity": "who you are, and the --token that brings you back",
+        "leaderboard": "each game's best players",
+        "help": "this page",
+    }
 
     def __init__(self) -> None:
         super().__init__()
         self.rooms: dict[str, RoomSummary] = {}
+        #: The screen width the columns were last fitted to.
+        self.drawn_width = 0
 
     def compose(self) -> ComposeResult:
-        yield Label("Lumin lobby: live rooms, then finished games", id="title")
+        yield PlainLabel(self.title_text(), id="title")
         yield DataTable(id="rooms", cursor_type="row", zebra_stripes=True)
+        yield Plain("", id="detail")
         yield StatusLine()
-        yield Footer()
+        yield Footer(compact=True, show_command_palette=False)
 
-    #: The lobby table's columns.
-    COLUMNS = ("room", "game", "state", "seats", "watching", "result")
+    #: The lobby table's columns: a finished game's state is its result. The highlighted
+    #: room's id and its seats in full are on the line under the table.
+    COLUMNS = ("game", "state or result", "seats", "watch")
+    #: The column that gives way (cut with "…") when the table is wider than the screen.
+    SHRINKS = 2
+
+    def title_text(self) -> str:
+        return f"Lumin lobby on {self.server}: live rooms, then finished games"
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Join and watch need a room, replay a finished game: the footer lists them then."""
+        if action in ("join", "watch"):
+            return self.selected() is not None
+        if action == "replay":
+            room = self.selected()
+            return room is not None and room.state == "finished"
+        return True
+
+    def on_resize(self, event: Resize) -> None:
+        # Only a new width changes the columns (a redraw lays the screen out again, which
+        # may tell it of its size again: redrawing then would never end).
+        if event.size.width != self.drawn_width:
+            self.redraw()
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self.show_detail()
+        self.refresh_bindings()
+
+    def show_detail(self) -> None:
+        """The highlighted room's id, game, state and seats in full (and how to act on it)."""
+        room = self.selected()
+        if room is None:
+            self.query_one("#detail", Plain).update("No rooms yet: c creates one.")
+            return
+        game = self.lumin.games.get(room.game)
+        name = game.name if game else room.game
+        state = result_words(room) or room.state
+        self.query_one("#detail", Plain).update(
+            f"{room.room}: {name}, {state}\nseats: {seat_words(room)}"
+        )
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
@@ -208,19 +265,29 @@ class LobbyScreen(LuminScreen):
         for room in self.ordered():
             game = self.lumin.games.get(room.game)
             name = game.name if game else room.game
-            words = [room.state, seat_words(room), str(room.spectators), result_words(room)]
-            rows.append((room.room, [plain(cell) for cell in (room.room, name, *words)]))
+            state = result_words(room) or room.state
+            rows.append((room.room, [name, state, seat_words(room), str(room.spectators)]))
         widths = [
-            max([len(label), *(cells[n].cell_len for _, cells in rows)])
+            max([len(label), *(len(cells[n]) for _, cells in rows)])
             for n, label in enumerate(self.COLUMNS)
         ]
+        # Each column has a cell's padding on both sides, and the table a scroll bar.
+        self.drawn_width = self.size.width
+        room_for = self.size.width - 2 * len(widths) - 2
+        over = sum(widths) - room_for
+        if over > 0 and self.size.width:
+            widths[self.SHRINKS] = max(len(self.COLUMNS[self.SHRINKS]), widths[self.SHRINKS] - over)
         table.clear(columns=True)
         for label, width in zip(self.COLUMNS, widths, strict=True):
             table.add_column(label, width=width)
         for key, cells in rows:
-            table.add_row(*cells, key=key)
+            table.add_row(*[plain(_cut(c, w)) for c, w in zip(cells, widths, strict=True)], key=key)
         if current is not None and current.room in self.rooms:
             table.move_cursor(row=table.get_row_index(current.room))
+        self.show_detail()
+        if self.is_current:  # under a modal screen, refreshing can leave that one undrawn
+            self.refresh_bindings()
+        self.query_one("#title", PlainLabel).update(self.title_text())
 
     def selected(self) -> RoomSummary | None:
         table = self.query_one(DataTable)
@@ -228,6 +295,22 @@ class LobbyScreen(LuminScreen):
             return None
         key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
         return self.rooms.get(str(key))
+
+    def action_help(self) -> None:
+        """The how-to of the highlighted room's game (the first game's with none), and the
+        lobby's keys."""
+        from clients.terminal.help import HelpScreen
+        from clients.terminal.howto import how_tos
+
+        room = self.selected()
+        game = room.game if room is not None else how_tos()[0]["id"]
+        keys = []
+        for binding in self.BINDINGS:
+            assert isinstance(binding, Binding)
+            key = binding.key_display or self.app.get_key_display(binding)
+            keys.append((key, self.KEY_WORDS.get(binding.action, binding.description)))
+        keys += [("up/down", "highlight a room"), ("ctrl+q", "quit lumin play")]
+        self.app.push_screen(HelpScreen(game, keys))
 
     def action_leaderboard(self) -> None:
         """Each game's best players by rating (the selected room's game first)."""
@@ -254,10 +337,10 @@ class LobbyScreen(LuminScreen):
         assert client is not None
         seats = summary.seats if summary is not None else ()
         # Open seats first, then one's own, then bots to take over.
-        options = [(f"seat {s.seat}: open", s.seat) for s in seats if s.kind == "open"]
-        options += [(f"seat {s.seat}: yours", s.seat) for s in seats if s.user == client.user]
+        options = [(f"seat {s.seat + 1}: open", s.seat) for s in seats if s.kind == "open"]
+        options += [(f"seat {s.seat + 1}: yours", s.seat) for s in seats if s.user == client.user]
         options += [
-            (f"seat {s.seat}: take over the bot ({s.bot})", s.seat)
+            (f"seat {s.seat + 1}: take over the {s.bot} bot", s.seat)
             for s in seats
             if s.kind == "bot"
         ]
@@ -265,7 +348,7 @@ class LobbyScreen(LuminScreen):
             self.show_status("No seat to take in that room; watch it with w.")
             return
         if summary is None:
-            options = [(f"seat {n}", n) for n in range(8)]
+            options = [(f"seat {n + 1}", n) for n in range(8)]
 
         def chosen(seat: Any) -> None:
             if seat is None:

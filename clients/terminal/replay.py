@@ -12,16 +12,18 @@ from typing import Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, Label
 
 from clients.sdk import ServerError
 from clients.terminal.boards import board_for
 from clients.terminal.boards.base import Board, Context
+from clients.terminal.movelog import Namer, entries_of, log_lines
 from clients.terminal.room import BoardView
+from clients.terminal.seats import seat_names
 from clients.terminal.status import LuminScreen, StatusLine
-from clients.terminal.text import PlainLabel
+from clients.terminal.text import Plain, PlainLabel
 from protocol.messages import ReplayState
 
 __all__ = ["PositionScreen", "ReplayScreen", "seat_count"]
@@ -77,7 +79,11 @@ class ReplayScreen(LuminScreen):
     """The replay of ``room``, a game of ``game`` with ``seats`` seats (the viewers ``v``
     cycles through)."""
 
-    DEFAULT_CSS = "#head { height: 1; background: $primary-background; } BoardView { width: 1fr; }"
+    DEFAULT_CSS = """
+    #head { height: 1; background: $primary-background; }
+    #main { height: 1fr; }
+    #log { width: 1fr; padding: 0 1; }
+    """
     BINDINGS = [
         Binding("right", "step(1)", "Step"),
         Binding("left", "step(-1)", "Back"),
@@ -102,9 +108,11 @@ class ReplayScreen(LuminScreen):
 
     def compose(self) -> ComposeResult:
         yield PlainLabel(f"Replay of {self.room}", id="head")
-        yield BoardView("", id="board")
+        with Horizontal(id="main"):
+            yield BoardView("", id="board")
+            yield Plain("", id="log")
         yield StatusLine()
-        yield Footer()
+        yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
         client = self.lumin.client
@@ -139,8 +147,6 @@ class ReplayScreen(LuminScreen):
             return
         client = self.lumin.client
         summary = None if client is None else client.room_info.get(self.room)
-        from clients.terminal.room import seat_names
-
         names = seat_names(summary, self.seats)
         viewer = (
             "spectator view"
@@ -149,6 +155,7 @@ class ReplayScreen(LuminScreen):
         )
         self.query_one("#head", PlainLabel).update(
             f"Replay {self.room} | step {state.position} of {state.length} | {viewer}"
+            f" | on {self.server}"
         )
         ctx = Context(
             view=state.view,
@@ -158,6 +165,11 @@ class ReplayScreen(LuminScreen):
             live=False,
         )
         self.query_one(BoardView).update(self.board.render(ctx))
+        # A replay seen from a seat is still someone else's game: nobody is "You" in it.
+        lines = log_lines(self.board.game, entries_of(state.view), Namer(names))
+        self.query_one("#log", Plain).update(
+            "What happened (newest first)\n" + "\n".join(lines or ["Nothing has happened yet."])
+        )
 
     def ask(self, make: Callable[[str], Awaitable[ReplayState]]) -> None:
         """Send ``make(replay_id)`` and show its answer. A replay the server no longer holds

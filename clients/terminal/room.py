@@ -9,6 +9,7 @@ server: the view, ``legal``, the room summary and chat.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from rich.text import Text
@@ -22,7 +23,9 @@ from clients.sdk import Closed
 from clients.sdk.legal import Option, expand
 from clients.terminal.boards import board_for
 from clients.terminal.boards.base import Board, Context, Prompt, Reply, ending_sentence
+from clients.terminal.movelog import Namer, entries_of, sentence, since_last_turn
 from clients.terminal.picker import PickScreen
+from clients.terminal.seats import seat_label, seat_names
 from clients.terminal.status import LuminScreen, StatusLine
 from clients.terminal.text import Plain, PlainLabel, plain, visible
 from protocol.messages import (
@@ -38,7 +41,14 @@ from protocol.messages import (
     Snapshot,
 )
 
-__all__ = ["BoardView", "RoomScreen", "closed_sentence", "closed_state", "seat_names"]
+__all__ = [
+    "BoardView",
+    "RoomScreen",
+    "closed_sentence",
+    "closed_state",
+    "filter_matches",
+    "seat_names",
+]
 
 #: Why a room closed (``room_closed``'s reasons), as the heading says it, and the sentence
 #: said when the server sent none (before protocol version 3, or a host's kick).
@@ -74,20 +84,15 @@ def closed_sentence(closed: Closed) -> str:
     return f"This room is no longer on the server: {closed.message or closed.reason}"
 
 
-def seat_names(summary: RoomSummary | None, count: int = 0) -> list[str]:
-    """Each seat's name as players see it (a bot by its kind), control characters made
-    visible (the boards draw these names into their text)."""
-    if summary is None:
-        return [f"seat {n}" for n in range(count)]
-    names = []
-    for seat in summary.seats:
-        if seat.kind == "bot":
-            names.append(seat.name or f"{seat.bot} bot")
-        elif seat.kind == "open":
-            names.append(f"open seat {seat.seat}")
-        else:
-            names.append(seat.name or f"seat {seat.seat}")
-    return [visible(name) for name in names]
+#: Where a command's words split for the filter: spaces and the punctuation between numbers.
+_WORD_BREAK = re.compile(r"[\s,;:()/]+")
+
+
+def filter_matches(wanted: str, text: str) -> bool:
+    """Whether the filter ``wanted`` lets a command said as ``text`` through: each of its words
+    begins a word of the text, in any order (``R7x 5`` finds ``R7x on 5``), case aside."""
+    words = [word for word in _WORD_BREAK.split(text.lower()) if word]
+    return all(any(word.startswith(part) for word in words) for part in wanted.lower().split())
 
 
 class BoardView(Plain, can_focus=True):
@@ -116,7 +121,7 @@ class RoomScreen(LuminScreen):
     #side { width: 1fr; }
     #seats { height: auto; max-height: 6; }
     #commands { height: 1fr; }
-    #chat { height: 3; }
+    #chat { height: 4; }
     #say, #filter { height: 1; border: none; padding: 0; }
     """
     BINDINGS = [
@@ -125,8 +130,20 @@ class RoomScreen(LuminScreen):
         Binding("t", "chat", "Chat"),
         Binding("slash", "filter", "Filter"),
         Binding("m", "rematch", "Rematch"),
+        Binding("question_mark,f1", "help", "Help", key_display="?"),
         Binding("escape", "back", "Lobby"),
     ]
+    #: What each key does, in a sentence, for the help screen's "Keys now".
+    KEY_WORDS = {
+        "ready": "say you are ready (again: not ready); the host starts once all are",
+        "start": "start the game (the host, once every person is ready)",
+        "chat": "write to the room (enter sends, escape returns)",
+        "filter": "filter the commands by words (/R7x 5); escape clears it",
+        "rematch": "a rematch: the same seats in a new room",
+        "help": "this page",
+        "back": "back to the lobby",
+        "quit": "quit lumin play",
+    }
 
     def __init__(self, room: str, note: str | None = None) -> None:
         super().__init__()
@@ -140,6 +157,8 @@ class RoomScreen(LuminScreen):
         self.filter_text = ""
         self.legal_seen: Any = None
         self.rematch_room: str | None = None
+        #: The newest move log entry (its ``n``) written into the chat pane.
+        self.log_seen = 0
 
     def compose(self) -> ComposeResult:
         yield PlainLabel("", id="head")
@@ -152,7 +171,7 @@ class RoomScreen(LuminScreen):
         yield RichLog(id="chat", wrap=True, markup=False)
         yield Input(placeholder="t: chat; enter sends", id="say")
         yield StatusLine()
-        yield Footer()
+        yield Footer(compact=True, show_command_palette=False)
 
     # -- what the server says -------------------------------------------------------------------
 
@@ -200,6 +219,58 @@ class RoomScreen(LuminScreen):
         if isinstance(message, RoomUpdate | Snapshot | Delta | GameOver | RoomClosed):
             self.redraw()
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Whether a key applies now (the footer lists only those): ready and start while the
+        room waits (start for its host), the filter while there are commands to filter, a
+        rematch once the game is over."""
+        client = self.lumin.client
+        summary = self.summary
+        if client is None or summary is None:
+            return action not in ("ready", "start", "filter", "rematch") or None
+        closed = closed_state(client.closed.get(self.room)) is not None
+        seated = any(s.user == client.user for s in summary.seats)
+        if action == "ready":
+            return summary.state == "waiting" and seated and not closed
+        if action == "start":
+            return summary.state == "waiting" and summary.host == client.user and not closed
+        if action == "filter":
+            return bool(self.choices) or bool(self.filter_text)
+        if action == "rematch":
+            return summary.state == "finished" and (
+                self.my_seat() is not None or self.rematch_room is not None
+            )
+        return True
+
+    def keys_now(self) -> list[tuple[str, str]]:
+        """The keys that apply on this screen now, each with what it does: the screen's
+        (:meth:`check_action`), then the board's own."""
+        keys: list[tuple[str, str]] = []
+        for binding in self.BINDINGS:
+            assert isinstance(binding, Binding)
+            if self.check_action(binding.action, ()):
+                key = binding.key_display or self.app.get_key_display(binding)
+                keys.append((key, self.KEY_WORDS.get(binding.action, binding.description)))
+        if self.choices:
+            keys.append(("up/down", "highlight a command: the board shows what it does"))
+            keys.append(("enter", "send the highlighted command"))
+        if self.board.keys_help and self.board.keys_help != "enter sends":
+            keys.append(("board", self.board.keys_help))
+        keys.append(("tab", "move between the board, the commands and the chat line"))
+        keys.append(("ctrl+q", self.KEY_WORDS["quit"]))
+        return keys
+
+    def action_help(self) -> None:
+        """Open the game's how-to with the keys that apply now."""
+        from clients.terminal.help import HelpScreen
+
+        summary = self.summary
+        self.app.push_screen(HelpScreen(summary.game if summary else "", self.keys_now()))
+
+    def on_screen_resume(self) -> None:
+        """Back from a modal screen: the footer shows the keys that apply now. (Refreshing a
+        screen's bindings while a modal one is over it can leave the modal one undrawn.)"""
+        self.refresh_bindings()
+
     def on_closed(self, closed: Closed) -> None:
         """The room is closed to this player (see :func:`closed_sentence`): say why."""
         if closed.room != self.room:
@@ -207,6 +278,22 @@ class RoomScreen(LuminScreen):
         gone = closed_state(closed) is not None
         self.show_status(closed_sentence(closed) + (" escape: lobby" if gone else ""))
         self.redraw()
+
+    def add_log(self, game: str, view: Any, seat: int | None, summary: RoomSummary | None) -> None:
+        """Write the move log's new entries into the chat pane, in words, oldest first; on
+        entering a room, what happened since this seat's last turn (see
+        :func:`clients.terminal.movelog.since_last_turn`)."""
+        entries = entries_of(view)
+        fresh = [e for e in entries if isinstance(e.get("n"), int) and e["n"] > self.log_seen]
+        if not fresh:
+            return
+        if self.log_seen == 0:
+            fresh = since_last_turn(fresh, seat)
+        namer = Namer(seat_names(summary), you=seat)
+        pane = self.query_one(RichLog)
+        for entry in fresh:
+            pane.write(plain("· " + sentence(game, entry, namer), style="italic"))
+        self.log_seen = max(int(e["n"]) for e in entries if isinstance(e.get("n"), int))
 
     def add_chat(self, line: ChatMessage) -> None:
         channel = "" if line.channel == "players" else "(spectators) "
@@ -251,35 +338,49 @@ class RoomScreen(LuminScreen):
         game = self.lumin.games.get(summary.game) if summary else None
         name = game.name if game else (summary.game if summary else "")
         state = closed_state(client.closed.get(self.room)) or (summary.state if summary else "?")
-        who = "watching" if seat is None else f"you: seat {seat}"
+        who = "watching" if seat is None else f"you: seat {seat + 1}"
         private = " private" if summary is not None and summary.private else ""
         clock = ""
         if summary is not None and summary.turn_clock is not None:
             clock = f" | turn clock {summary.turn_clock:g} s"
         self.query_one("#head", PlainLabel).update(
-            f"{name} | {self.room}{private} | {state} | {who}{clock}"
+            f"{name} | {self.room}{private} | {state} | {who}{clock} | on {self.server}"
         )
         self.query_one("#seats", Plain).update(self.seats_text(summary, seat))
+        if copy is not None:
+            self.add_log(summary.game if summary else "", copy.view, seat, summary)
         legal = None if copy is None else copy.legal
         if legal != self.legal_seen:
+            new_turn = not self.legal_seen and bool(legal)
             self.legal_seen = legal
             self.choices = expand(list(legal or ()), game.commands if game else None)
+            if self.filter_text and (new_turn or not self.filtered()):
+                # A filter from an earlier turn (or one the new commands all miss) would
+                # leave an empty list under YOUR TURN: the new turn starts unfiltered.
+                self.filter_text = ""
+                self.query_one("#filter", Input).value = ""
             self.fill_commands()
+        if self.is_current:  # under a modal screen (a prompt, the help) it waits: see below
+            self.refresh_bindings()
         self.redraw_board()
 
     def fill_commands(self) -> None:
         """Show the commands the filter lets through, keeping the highlight's place."""
         commands = self.query_one(OptionList)
         before = commands.highlighted
-        ctx = self.context()
-        words = [(choice, self.board.describe(choice, ctx)) for choice in self.choices]
-        wanted = self.filter_text.lower()
-        words = [(choice, text) for choice, text in words if wanted in text.lower()]
+        words = self.filtered()
         self.shown = [choice for choice, _ in words]
         commands.clear_options()
         commands.add_options([plain(text) for _, text in words])
         if self.shown:
             commands.highlighted = min(before or 0, len(self.shown) - 1)
+
+    def filtered(self) -> list[tuple[Option, str]]:
+        """The commands the filter lets through, each with its words (see
+        :func:`filter_matches`)."""
+        ctx = self.context()
+        words = [(choice, self.board.describe(choice, ctx)) for choice in self.choices]
+        return [(choice, text) for choice, text in words if filter_matches(self.filter_text, text)]
 
     def seats_text(self, summary: RoomSummary | None, mine: int | None) -> Text:
         text = Text()
@@ -287,18 +388,21 @@ class RoomScreen(LuminScreen):
             return text
         for seat in summary.seats:
             me = "*" if seat.seat == mine else " "
+            label = seat_label(seat.seat, seat.name, seat.kind, seat.bot)
             if seat.kind == "open":
                 what = "open"
             elif seat.kind == "bot":
-                what = f"{seat.name or 'bot'} ({seat.bot})"
+                # A bot named after its kind says it already ("Easy bot 2"); another says it.
+                plain_name = label.endswith(f"bot {seat.seat + 1}")
+                what = label if plain_name else f"{label} ({seat.bot or 'a'} bot)"
             else:
                 flags = []
                 if summary.state == "waiting":
                     flags.append("ready" if seat.ready else "not ready")
                 if not seat.connected:
                     flags.append("away")
-                what = f"{seat.name}" + (f" [{', '.join(flags)}]" if flags else "")
-            text.append(f"{me}{seat.seat}: {visible(what)}\n")
+                what = label + (f" [{', '.join(flags)}]" if flags else "")
+            text.append(f"{me}{seat.seat + 1}: {visible(what)}\n")
         if summary.state == "waiting":
             text.append("r ready, s start (host)\n", style="dim")
         return text

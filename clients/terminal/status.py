@@ -4,6 +4,7 @@ for the player (a refusal, what a key did)."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from textual.screen import Screen
 
@@ -51,6 +52,14 @@ class LuminScreen(Screen[Any]):
     @property
     def lumin(self) -> LuminApp:
         return self.app  # type: ignore[return-value]
+
+    @property
+    def server(self) -> str:
+        """The server this client is connected to now, as ``host:port`` (on a cluster, the
+        node it followed ``moved`` to)."""
+        client = self.lumin.client
+        url = client.url if client is not None else self.lumin.url
+        return urlsplit(url).netloc or url
 
     def show_status(self, text: str) -> None:
         for line in self.query(StatusLine):

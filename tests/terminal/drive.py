@@ -19,6 +19,7 @@ from clients.terminal.room import RoomScreen
 __all__ = [
     "SHOTS",
     "create_room",
+    "log_pane",
     "play_out",
     "room_screen",
     "save_shot",
@@ -100,6 +101,15 @@ async def _go_to_row(pilot: Pilot[Any], form: Any, key: str) -> None:
             return
         await pilot.press("down")
     raise AssertionError(f"the form has no row {key!r}")
+
+
+def log_pane(app: LuminApp) -> list[str]:
+    """The move log's sentences in the room's log and chat pane (all of them, as it scrolls),
+    each ``"· ..."`` whole again where the pane wrapped it (a test's room has no chat)."""
+    from textual.widgets import RichLog
+
+    text = " ".join(line.text.strip() for line in app.screen.query_one("#chat", RichLog).lines)
+    return ["· " + " ".join(part.split()) for part in text.split("· ")[1:]]
 
 
 def save_shot(app: LuminApp, name: str) -> Path:

@@ -4,6 +4,7 @@ terminal follows it to the owner and the game is played there by key presses."""
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlsplit
 
 from clients.sdk import LuminClient, bot, human
 from clients.terminal.app import LuminApp
@@ -24,6 +25,8 @@ async def test_the_terminal_follows_moved_to_the_node_that_plays_the_room(nodes:
         app = LuminApp(node_url(b), "Bea")
         async with app.run_test(size=(80, 24)) as pilot:
             await until(pilot, lambda: room in screen_text(app), "node A's room in B's lobby")
+            b_at, a_at = urlsplit(node_url(b)).netloc, urlsplit(node_url(a)).netloc
+            assert f"Lumin lobby on {b_at}" in screen_text(app)  # the server it asked
             await pilot.press("j")
             await until(pilot, lambda: "Take which seat" in screen_text(app), "the seat list")
             await pilot.press("enter")  # seat 1, the open one
@@ -31,6 +34,8 @@ async def test_the_terminal_follows_moved_to_the_node_that_plays_the_room(nodes:
             client = app.client
             assert client is not None
             assert client.url == node_url(a) and client.first_url == node_url(b)
+            # The heading names the node that plays the room, which the client followed.
+            await until(pilot, lambda: f"on {a_at}" in screen_text(app), "node A in the heading")
             await pilot.press("r")
             await until(pilot, lambda: "Bea [ready]" in screen_text(app), "Bea ready")
             await host.start(room)

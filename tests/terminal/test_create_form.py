@@ -47,3 +47,16 @@ def test_an_older_servers_options_always_apply() -> None:
     (flip,) = [game for game in catalog_for(5) if game.id == "neon_flip"]
     level = next(option for option in flip.options if option.name == "proto_zero")
     assert level.when == {} and applies(level, flip, {"mode": "classic"}, 2)
+
+
+def test_left_and_right_on_a_bot_seat_step_from_the_bot_it_shows() -> None:
+    form = form_for("neon_hex")  # bots random, easy, medium, hard; medium by default
+    form.row = next(n for n, row in enumerate(form.rows()) if row.key == "seat:1")
+    assert form.rows()[form.row].value == "bot: medium"
+    form.change(-1)
+    assert form.rows()[form.row].value == "bot: easy"  # the choice before it, not the last
+    form.change(1)
+    form.change(1)
+    assert form.rows()[form.row].value == "bot: hard"
+    form.change(1)
+    assert form.rows()[form.row].value == "person"

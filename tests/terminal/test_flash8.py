@@ -4,12 +4,21 @@ shape)."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from textual.pilot import Pilot
 
 from clients.terminal.app import LuminApp
-from tests.terminal.drive import create_room, save_shot, screen_text, start_game, state, until
+from tests.terminal.drive import (
+    create_room,
+    log_pane,
+    save_shot,
+    screen_text,
+    start_game,
+    state,
+    until,
+)
 
 
 def _me(app: LuminApp, room: str) -> dict[str, Any]:
@@ -84,6 +93,12 @@ async def test_a_flash8_race_by_keys(url: str) -> None:
         await until(pilot, lambda: "GAME OVER" in screen_text(app), "the outcome")
         view = client.view(room)
         assert view["outcome"]["reason"] in ("time_up", "stacks_empty")
+        await until(pilot, lambda: "· The game is over." in log_pane(app), "the log's end")
+        lines = log_pane(app)
+        takes = [line for line in lines if re.match(r"^· (You|Fast bot 2) took ", line)]
+        assert takes, lines
+        # Stacks count from 1, as the board labels them.
+        assert all(re.search(r" from stack [1-8] for ", line) for line in takes), takes
         save_shot(app, "flash8-race-over")
 
 
@@ -108,7 +123,11 @@ async def test_a_flash8_solo_game_by_keys(url: str) -> None:
         await start_game(pilot, app, room)
         client = app.client
         assert client is not None
-        await until(pilot, lambda: "Grid (colour shape depth)" in screen_text(app), "the grid")
+        await until(
+            pilot,
+            lambda: "Grid: each card's colour, shape and depth" in screen_text(app),
+            "the grid",
+        )
         save_shot(app, "flash8-solo")
         claimed = 0
         while state(app, room) != "finished":

@@ -80,9 +80,9 @@ async def test_markup_in_names_shows_as_typed_and_runs_nothing(url: str) -> None
             said = "[/] [@click=app.quit]quit [link=http://e.vil]here[/link]"
             await until(pilot, lambda: said in screen_text(app), "the chat line as typed")
             text = shown_as_text(app)
-            assert "1: [@click=app.quit]zap" in text and "2: [/]" in text
+            assert "2: [@click=app.quit]zap" in text and "3: [/]" in text  # seats from 1
             await click_on(pilot, app, "quit [link")
-            await click_on(pilot, app, "1: [@click=app.quit]zap")
+            await click_on(pilot, app, "2: [@click=app.quit]zap")
             await pilot.pause(0.2)
             assert app.is_running and app.return_code is None
     finally:
@@ -130,9 +130,10 @@ async def test_a_hostile_servers_escapes_never_reach_the_terminal() -> None:
             room = shown_as_text(app)
             assert f"Eve{EVIL_SHOWN}:" in room and f"hello{EVIL_SHOWN}" in room  # chat
             assert "r-evil␛[5m" in room and "evil␛[8m" in room  # the heading: room, game
-            assert f"1: Bot{EVIL_SHOWN} (kind{EVIL_SHOWN})" in room  # the seats
+            assert f"2: Bot{EVIL_SHOWN} (kind{EVIL_SHOWN} bot)" in room  # the seats
             assert "field␛]8;;http://evil.example/" in room  # the board's view
-            await pilot.press("r")  # refused, in the server's hostile words
+            # A chat line (ready would not apply to a spectator): refused in hostile words.
+            await pilot.press("t", *"hi", "enter")
             await until(pilot, lambda: f"Refused: {EVIL_SHOWN}" in screen_text(app), "refusal")
             shown_as_text(app)
             await click_on(pilot, app, "[@click=app.quit]q", line_with="Refused: ")

@@ -10,6 +10,7 @@ from textual.pilot import Pilot
 from clients.terminal.app import LuminApp
 from tests.terminal.drive import (
     create_room,
+    log_pane,
     play_out,
     room_screen,
     save_shot,
@@ -111,6 +112,9 @@ async def test_a_whole_neon_flip_solo_game_by_keys(url: str) -> None:
         await play_out(pilot, app, room, turn)
         await until(pilot, lambda: "GAME OVER" in screen_text(app), "the outcome")
         assert client.view(room)["proto_zero"]["played"]
+        lines = log_pane(app)
+        assert any(line.startswith("· PROTO-ZERO played a card: ") for line in lines), lines
+        assert any(line == "· You ended the turn." for line in lines), lines
         save_shot(app, "neon-flip-solo-over")
 
 

@@ -66,11 +66,15 @@ async def test_watch_a_live_game_then_replay_it_by_keys(url: str) -> None:
         await pilot.press("end")
         await until(pilot, lambda: replay.state.position == replay.state.length, "the end")
         assert "GAME OVER" in screen_text(app)
+        assert "The game is over." in screen_text(app)  # the move log, beside the board
         await pilot.press("g", "3", "enter")
         await until(pilot, lambda: replay.state.position == 3, "a seek to step 3")
         await pilot.press("v")
         await until(pilot, lambda: replay.state.viewer == 0, "seat 0's view")
         assert "Your tablet" in screen_text(app)
+        # Seen from seat 0, the log still names seat 0 by its name: a replay has no "You".
+        said = str(replay.query_one("#log").render())
+        assert "The race started." in said and "You" not in said, said
         await pilot.press("v")
         await until(pilot, lambda: replay.state.viewer == 1, "seat 1's view")
         assert f"step 3 of {replay.state.length}" in screen_text(app)
@@ -101,7 +105,7 @@ async def test_a_private_room_is_joined_by_its_code(url: str) -> None:
         await pilot.press("enter")  # seat 0
         screen = await until(pilot, lambda: room_screen(app), "the room")
         assert screen.room == room
-        await until(pilot, lambda: "you: seat 0" in screen_text(app), "the seat taken")
+        await until(pilot, lambda: "you: seat 1" in screen_text(app), "the seat taken")
 
 
 async def test_escape_from_a_live_game_one_watches_stops_watching_it(server, url: str) -> None:

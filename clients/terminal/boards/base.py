@@ -143,4 +143,4 @@ def outcome_text(view: Mapping[str, Any], names: Sequence[str]) -> Text:
 
 
 def _name(names: Sequence[str], seat: int) -> str:
-    return names[seat] if 0 <= seat < len(names) else f"seat {seat}"
+    return names[seat] if 0 <= seat < len(names) else f"Seat {seat + 1}"

@@ -23,6 +23,8 @@ __all__ = ["Flash8Board", "matches"]
 
 STYLES = {"B": "blue", "Y": "yellow", "R": "red", "V": "magenta", "G": "green"}
 SHAPES = {"circle": "o", "cross": "+", "star": "*", "square": "#"}
+#: The electrons' colours by letter, in words.
+COLOURS = {"B": "blue", "Y": "yellow", "R": "red", "V": "violet", "G": "green"}
 ARROWS = {"left": -1, "right": 1, "up": -3, "down": 3}
 
 
@@ -104,7 +106,7 @@ class Flash8Board(Board):
         for stack in stacks:
             top = stack.get("top")
             points = f"{top['points']}pt" if top else "empty"
-            text.append(f"S{stack['stack']} {stack['size']:>2} {points:<5} ")
+            text.append(f"S{stack['stack'] + 1} {stack['size']:>2} {points:<5} ")
         text.append("\n")
         for row in range(3):
             if mine:
@@ -120,7 +122,7 @@ class Flash8Board(Board):
             text.append("\n")
         if mine:
             cue = [
-                f"S{s['stack']}"
+                f"S{s['stack'] + 1}"
                 for s in stacks
                 if s.get("top") and matches(tablet, s["top"]["pattern"])
             ]
@@ -133,7 +135,7 @@ class Flash8Board(Board):
                 text.append(lock + "\n", style="bold reverse")
             hint = mine.get("hint")
             if hint:
-                text.append(f"Hint: {_hint(hint)}\n", style="italic")
+                text.append(f"Hint: {_hint(hint, solo=False)}\n", style="italic")
         for seat in view.get("seats", []):
             me = "*" if mine is not None and seat["seat"] == mine["seat"] else " "
             name = ctx.names[seat["seat"]] if seat["seat"] < len(ctx.names) else "?"
@@ -153,25 +155,29 @@ class Flash8Board(Board):
         tablet = (
             mine.get("tablet", "") if mine else (view.get("seats") or [{}])[0].get("tablet", "")
         )
-        text.append("Grid (colour shape depth)     Tablet\n", style="bold")
+        text.append("Grid: each card's colour, shape and depth\n", style="bold")
         for row in range(3):
             for column in range(3):
                 cell = grid[row * 3 + column] if row * 3 + column < len(grid) else {}
-                colour = cell.get("colour", " ")
-                text.append(colour, style="bold " + STYLES.get(colour, ""))
+                colour = str(cell.get("colour", " "))
+                word = COLOURS.get(colour, colour)
+                text.append(f"{word:<6}", style="bold " + STYLES.get(colour, ""))
                 shape = str(cell.get("shape", ""))
-                text.append(f"{SHAPES.get(shape, '?')}{shape[:4]:<4}{cell.get('depth', 0)} ")
-            text.append("  ")
-            _cells(text, tablet, row, numbered=True)
+                text.append(f" {shape:<6} {cell.get('depth', 0)} ")
             text.append("\n")
         token = view.get("token")
-        for line in view.get("lines", []):
+        lines = list(view.get("lines", []))
+        for n, line in enumerate(lines):
             ok = matches(tablet, _line_pattern(line))
             mark = "TOKEN" if line["line"] == token else ("READY" if ok else "")
             possible = "" if line.get("possible", True) else " (impossible)"
-            text.append(
-                f" L{line['line'] + 1} {line['name']:<13} {line['colours']} {mark}{possible}\n"
-            )
+            said = f" L{line['line'] + 1} {line['name']:<13} {line['colours']} {mark}{possible}"
+            text.append(f"{said:<37}")
+            if n < 3:  # your tablet beside the first three lines
+                _cells(text, tablet, n, numbered=True)
+            elif n == 3:
+                text.append("your tablet", style="dim")
+            text.append("\n")
         reserve = view.get("reserve") or {}
         top = reserve.get("top") or {}
         text.append(
@@ -185,17 +191,23 @@ class Flash8Board(Board):
                 text.append(lock + "\n", style="bold reverse")
             hint = mine.get("hint")
             if hint:
-                text.append(f"Hint: {_hint(hint)}\n", style="italic")
+                text.append(f"Hint: {_hint(hint, solo=True)}\n", style="italic")
 
     def describe(self, choice: Option, ctx: Context) -> str:
         command = choice.command
         if choice.type == "slide":
-            return f"slide {command['src'] + 1} -> {command['dst'] + 1}"
+            return f"slide cell {command['src'] + 1} to {command['dst'] + 1}"
         if choice.type == "flash":
             stack = command.get("stack")
-            return "FLASH" if stack is None else f"FLASH stack {stack}"
+            return "call FLASH" if stack is None else f"call FLASH on stack S{stack + 1}"
         if choice.type == "claim_line":
-            return f"claim line {command['line'] + 1} as {command.get('shape')}"
+            view = ctx.view if isinstance(ctx.view, Mapping) else {}
+            names = {line["line"]: line["name"] for line in view.get("lines", [])}
+            line = command["line"]
+            named = f" {names[line]}" if line in names else ""
+            return f"claim L{line + 1}{named} as {command.get('shape')}"
+        if choice.type == "hint":
+            return "ask for a hint"
         return super().describe(choice, ctx)
 
     # -- keys -----------------------------------------------------------------------------------
@@ -248,7 +260,7 @@ class Flash8Board(Board):
 
         return Prompt(
             "Claim which line?",
-            [(f"L{line + 1} {names.get(line, '')}", line) for line in lines],
+            [(f"L{line + 1} {names.get(line, '')}".rstrip(), line) for line in lines],
             shapes,
         )
 
@@ -276,11 +288,17 @@ def _line_pattern(line: Mapping[str, Any]) -> str:
     return "".join(pattern)
 
 
-def _hint(hint: Mapping[str, Any]) -> str:
+def _hint(hint: Mapping[str, Any], solo: bool) -> str:
+    """A hint in words, naming its target as the board labels it: a solo game's line
+    (``L2``), a race's stack (``S1``)."""
     target = hint.get("target")
+    if isinstance(target, int):
+        named = f"line L{target + 1}" if solo else f"stack S{target + 1}"
+    else:
+        named = "the target"
     slides = hint.get("slides")
     if slides == 0:
-        return f"target {target} matches now"
+        return f"{named} matches now: " + ("claim it (l)" if solo else "press f")
     src, dst = hint.get("src"), hint.get("dst")
-    step = f": slide {src + 1} -> {dst + 1}" if src is not None and dst is not None else ""
-    return f"target {target}, {slides} slides{step}"
+    step = f": slide cell {src + 1} to {dst + 1}" if src is not None and dst is not None else ""
+    return f"{named}, {slides} slides away{step}"

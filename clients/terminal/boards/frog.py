@@ -58,7 +58,7 @@ class FrogBoard(Board):
                 space = row * 4 + column
                 cell = board[space]
                 mark = ">" if space == target else "*" if space in flips else " "
-                text.append(f"{mark}{space:>2} ")
+                text.append(f"{mark}{space + 1:>2} ")
                 top = cell.get("top")
                 text.append(f"{tile_label(top):<4}", style=_style(top))
                 text.append(f"h{cell.get('height', 0)} ", style="dim")
@@ -96,12 +96,17 @@ class FrogBoard(Board):
     def describe(self, choice: Option, ctx: Context) -> str:
         hand = ctx.view.get("hand") or [] if isinstance(ctx.view, Mapping) else []
         face = next((t for t in hand if t.get("id") == choice.command.get("tile")), None)
-        what = tile_label(face) if face else str(choice.command.get("tile"))
+        short = tile_label(face) if face else str(choice.command.get("tile"))
         if choice.type == "discard":
-            return f"discard {what}"
+            return f"discard a Snake ({short})"
+        space = choice.command.get("space")
+        where = f"space {space + 1}" if isinstance(space, int) else f"space {space}"
+        if face is not None and face.get("kind") == "snake":
+            return f"Snake on {where}, taking its Frog ({short})"
         flips = choice.info("preview") or []
-        flipped = f" flips {','.join(map(str, flips))}" if flips else ""
-        return f"{what} on {choice.command.get('space')}{flipped}"
+        flipped = f", flipping {', '.join(str(s + 1) for s in flips)}" if flips else ""
+        colour = f"{face.get('colour')} " if face is not None and face.get("colour") else ""
+        return f"{colour}Frog on {where}{flipped} ({short})"
 
 
 def _words(face: Mapping[str, Any] | None) -> str:
@@ -114,4 +119,4 @@ def _words(face: Mapping[str, Any] | None) -> str:
 
 
 def _name(ctx: Context, seat: int) -> str:
-    return ctx.names[seat] if 0 <= seat < len(ctx.names) else f"seat {seat}"
+    return ctx.names[seat] if 0 <= seat < len(ctx.names) else f"Seat {seat + 1}"

@@ -114,12 +114,13 @@ class HexBoard(Board):
             return super().describe(choice, ctx)
         cost = choice.info("cost")
         if command.get("kind") == "safe":
-            return f"safe {command['target']} ({cost} energy)"
+            return f"Safe claim of hex {command['target']} for {cost} energy"
         odds = choice.info("odds") or [10, 36]
         bonus = command.get("bonus") or choice.info("bonus_hexes") or []
+        also = f" (and {' and '.join(map(str, bonus))})" if bonus else ""
         return (
-            f"risk {command['target']}+{','.join(map(str, bonus))}"
-            f" {cost}en {100 * odds[0] / odds[1]:.0f}%"
+            f"Risk on hex {command['target']}{also} for {cost} energy,"
+            f" {100 * odds[0] / odds[1]:.0f}% to succeed"
         )
 
     def key(self, key: str, ctx: Context) -> Reply:

@@ -104,7 +104,7 @@ class NeonFlipBoard(Board):
         for player in view.get("players", []):
             seat = player["seat"]
             arrow = ">" if seat == turn else " "
-            name = ctx.names[seat] if seat < len(ctx.names) else f"seat {seat}"
+            name = ctx.names[seat] if seat < len(ctx.names) else f"Seat {seat + 1}"
             text.append(f"{arrow}{name[:10]:<10} ", style="bold" if seat == turn else "")
             text.append(f"{player['colour']:<6}", style=STYLES.get(player["colour"], ""))
             text.append(
@@ -161,15 +161,11 @@ class NeonFlipBoard(Board):
             c["id"]: c["name"] for c in [*(you.get("hand") or []), *(view.get("market") or [])] if c
         }
         cost = choice.info("cost")
-        price = f" ({cost}en)" if cost is not None else ""
+        price = f" for {cost} energy" if cost is not None else ""
         kind = choice.type
         if kind == "play_card":
-            fields = " ".join(
-                f"{value}" if key in ("slot", "line", "index", "colour") else f"{key} {value}"
-                for key, value in command.items()
-                if key not in ("type", "card")
-            )
-            return f"{cards.get(command['card'], command['card'])} {fields}{price}"
+            card = cards.get(command["card"], command["card"])
+            return f"play {card}{_aim(command, ctx.names)}{price}"
         if kind == "buy_card":
             return f"buy {cards.get(command['card'], command['card'])}{price}"
         if kind == "discard":
@@ -177,8 +173,12 @@ class NeonFlipBoard(Board):
         if kind == "choose_objective":
             offers = {o["id"]: o["name"] for o in you.get("offers") or []}
             return f"keep objective {offers.get(command['objective'], command['objective'])}"
-        if kind in ("manual_flip", "lock", "cascade"):
-            return f"{kind.replace('_', ' ')} {command.get('slot')}{price}"
+        if kind == "manual_flip":
+            return f"flip slot {command.get('slot')}{price}"
+        if kind == "lock":
+            return f"lock slot {command.get('slot')}{price}"
+        if kind == "cascade":
+            return f"cascade: flip slot {command.get('slot')}{price}"
         return kind.replace("_", " ")
 
     def key(self, key: str, ctx: Context) -> Reply:
@@ -191,3 +191,29 @@ class NeonFlipBoard(Board):
             if choice.type == wanted:
                 return choice.command
         return f"Cannot {wanted.replace('_', ' ')} now."
+
+
+def _aim(command: Mapping[str, Any], names: Sequence[str]) -> str:
+    """Where a card is played, in words (docs/rules/neon-flip.md's targets): ``on slot 14``,
+    ``on slot 3 and slot 9`` (a swap), ``on row 3, one step right``, ``on PROTO-ZERO``."""
+    parts = []
+    if command.get("slot"):
+        other = f" and slot {command['other']}" if command.get("other") else ""
+        parts.append(f"on slot {command['slot']}{other}")
+    if command.get("line"):
+        parts.append(f"on {command['line']} {command.get('index', '')}".rstrip())
+        step = command.get("step")
+        if step:
+            forward = "right" if command["line"] == "row" else "down"
+            backward = "left" if command["line"] == "row" else "up"
+            parts.append(f"one step {forward if step > 0 else backward}")
+    target = command.get("target")
+    if isinstance(target, int) and "target" in command:
+        if target < 0:
+            parts.append("on PROTO-ZERO")
+        else:
+            who = names[target] if target < len(names) else f"Seat {target + 1}"
+            parts.append(f"on {who}")
+    if command.get("colour"):
+        parts.append(f"turning {command['colour']}")
+    return (" " + ", ".join(parts)) if parts else ""
