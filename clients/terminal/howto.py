@@ -14,7 +14,7 @@ from functools import cache
 from importlib import resources
 from typing import TypedDict
 
-__all__ = ["IN_THE_TERMINAL", "HowTo", "Section", "how_to", "how_tos"]
+__all__ = ["BROWSER_ONLY", "IN_THE_TERMINAL", "HowTo", "Section", "how_to", "how_tos"]
 
 #: The browser-only section a terminal leaves out (it has its own, below).
 BROWSER_ONLY = "Playing it here"

@@ -95,8 +95,10 @@ class NeonFlipBoard(Board):
                 text.append("#" if slot in locks else " ")
                 text.append(" ")
             text.append("\n")
-        self._status(text, view, ctx, bool(turning))
+        # A finished game's outcome comes right under the grid, where an 80 x 24 screen
+        # still shows it above the hand, the market and the move log.
         text.append(outcome_text(view, ctx.names))
+        self._status(text, view, ctx, bool(turning))
         return text
 
     def _status(self, text: Text, view: Mapping[str, Any], ctx: Context, turning: bool) -> None:
